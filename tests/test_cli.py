@@ -1,0 +1,65 @@
+"The installed `hdbo` command, run as a user would: in a subprocess."
+import os, shutil, subprocess, sys, time, pathlib
+import pytest
+
+HDBO = shutil.which('hdbo', path=os.path.dirname(sys.executable)) or shutil.which('hdbo')
+pytestmark = pytest.mark.skipif(HDBO is None, reason="the `hdbo` console script is not installed (pip install -e .)")
+
+def hdbo(*args, cwd=None, timeout=300):
+    env = dict(os.environ, MPLBACKEND='Agg', HDBO_PROGRESS='1')
+    for k in ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS'): env.pop(k, None)  # the CLI sets them
+    return subprocess.run([HDBO, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout)
+
+def test_list():
+    p = hdbo('list')
+    assert p.returncode == 0, p.stderr
+    for word in ('experiments', 'baselines', 'smoke', 'methods', 'gp-ucb', 'random', 'problems', 'branin', 'hartmann6'):
+        assert word in p.stdout
+
+@pytest.mark.parametrize('args, suggestion', [
+    (('run', 'baseline'), "did you mean 'baselines'"),
+    (('plot', 'smok'), "did you mean 'smoke'"),
+    (('demo', '--method', 'gp_ucb', '--budget', '5'), "'gp-ucb'"),
+    (('demo', '--problem', 'hartman6', '--budget', '5'), "'hartmann6'"),
+])
+def test_unknown_names_are_usage_errors_with_suggestions(args, suggestion):
+    p = hdbo(*args)
+    assert p.returncode == 2
+    assert suggestion in p.stderr and 'Traceback' not in p.stderr
+
+def test_bad_usage_exits_2():
+    p = hdbo('run', 'smoke', '--quick', '--full')
+    assert p.returncode == 2 and 'not allowed with' in p.stderr
+    assert hdbo().returncode == 2
+
+def test_run_resume_and_plot(tmp_path):
+    cache = tmp_path / 'cache'
+    p = hdbo('run', 'smoke', '--quick', '--jobs', '2', '--cache', str(cache))
+    assert p.returncode == 0, p.stderr
+    assert '4 runs, 0 cached, 4 run, 0 failed' in p.stdout and 'median final simple regret' in p.stdout
+    assert len(list((cache / 'smoke').glob('*.npz'))) == 4
+    # truncate one run: reported and rerun, the others are reused
+    f = sorted((cache / 'smoke').glob('*.npz'))[0]
+    f.write_bytes(f.read_bytes()[:100])
+    p = hdbo('run', 'smoke', '--cache', str(cache))
+    assert p.returncode == 0, p.stderr
+    assert '3 cached, 1 run' in p.stdout and 'damaged cache file' in p.stderr
+    out = tmp_path / 'smoke.png'
+    p = hdbo('plot', 'smoke', '--cache', str(cache), '--out', str(out), '--interval', 'ci95')
+    assert p.returncode == 0, p.stderr
+    assert out.stat().st_size > 10_000 and out.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
+
+def test_plot_without_results_says_what_to_do(tmp_path):
+    p = hdbo('plot', 'smoke', '--cache', str(tmp_path))
+    assert p.returncode == 1 and 'hdbo run smoke' in p.stderr
+
+def test_demo(tmp_path):
+    t0 = time.perf_counter()
+    p = hdbo('demo', '--budget', '15', cwd=tmp_path)
+    secs = time.perf_counter() - t0
+    assert p.returncode == 0, p.stderr
+    assert 'simple regret' in p.stdout and 'best value' in p.stdout
+    assert '15/15' in p.stderr   # the progress bar
+    png = tmp_path / 'hdbo-demo.png'
+    assert png.exists() and png.stat().st_size > 10_000
+    assert secs < 60

@@ -1,0 +1,19 @@
+"Same seed, same trace: for every method in the registry, including those the paper modules add."
+import numpy as np, pytest
+from hdbo_nb.experiments import load_all
+from hdbo_nb.bo import METHODS, optimize
+from hdbo_nb.functions import get_problem
+
+load_all()  # paper modules register their methods on import
+
+# a small budget keeps this quick; methods whose minimum budget is larger say so through `min_budget`
+def _budget(name): return max(12, getattr(METHODS[name], 'min_budget', 0))
+
+@pytest.mark.parametrize('name', sorted(METHODS))
+def test_same_seed_same_trace(name):
+    problem = get_problem('hartmann3')
+    t1 = optimize(problem, name, budget=_budget(name), rng=7)
+    t2 = optimize(problem, name, budget=_budget(name), rng=7)
+    assert len(t1) == _budget(name)
+    np.testing.assert_array_equal(t1.X, t2.X)
+    np.testing.assert_array_equal(t1.y, t2.y)
