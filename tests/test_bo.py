@@ -1,0 +1,210 @@
+"Property tests of the acquisition functions, the maximisers and the optimiser loop (hdbo_nb.acquisition, hdbo_nb.bo)."
+import math
+import numpy as np, pytest
+from hdbo_nb.core import Problem, Trace, ObjectiveError
+from hdbo_nb.gp import GP, Matern
+from hdbo_nb.acquisition import (ucb, ei, pi, UCB, EI, PI, beta_srinivas_finite, beta_srinivas_continuous,
+                                 beta_srinivas_practical, beta_constant, maximize_finite, maximize_lbfgs,
+                                 maximize_direct)
+from hdbo_nb.bo import (METHODS, Optimizer, register_method, get_method, optimize, RandomSearch, GPOptimizer,
+                        latin_hypercube)
+from hdbo_nb.functions import get_problem
+
+def sphere(D=2, c=0.3):
+    return Problem(lambda x: -float(np.sum((x - c)**2)), [[-1, 1]] * D, f_opt=0., x_opt=np.full(D, c), name='sphere')
+
+# ---------------------------------------------------------------- acquisition maths
+@pytest.fixture(scope='module')
+def fitted_gp():
+    rng = np.random.default_rng(1)
+    X = rng.random((25, 4)); y = np.sin(3 * X[:, 0]) + np.cos(2 * X[:, 1]) * X[:, 2] - X[:, 3]**2
+    return GP().fit(X, y, rng=0)
+
+@pytest.mark.parametrize('acq', [UCB(0.5), UCB(9.), EI(), EI(xi=0.1), PI(), PI(xi=0.05)], ids=repr)
+def test_acquisition_gradient_matches_finite_differences(fitted_gp, acq):
+    X = np.random.default_rng(2).random((30, 4)); h = 1e-6
+    a, g = acq.value_and_grad(fitted_gp, X)
+    np.testing.assert_allclose(a, acq(fitted_gp, X), rtol=1e-12, atol=1e-12)
+    fd = np.stack([(acq(fitted_gp, X + h * e) - acq(fitted_gp, X - h * e)) / (2 * h) for e in np.eye(4)], 1)
+    np.testing.assert_allclose(g, fd, atol=1e-5 * (1 + np.abs(fd).max()))
+
+def test_ei_pi_closed_forms_and_monte_carlo():
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        mu, s, best = rng.normal(), rng.uniform(0.1, 2), rng.normal()
+        f = mu + s * rng.standard_normal(500_000)
+        assert abs(ei(mu, s, best) - np.maximum(f - best, 0).mean()) < 5e-3 * (1 + s)
+        assert abs(pi(mu, s, best) - (f > best).mean()) < 5e-3
+    # sigma -> 0: EI -> max(mu - best, 0), PI -> 1[mu > best], continuously
+    for s in (1e-6, 1e-9, 0.):
+        assert abs(ei(2., s, 1.5) - 0.5) < 1e-6 and ei(1., s, 1.5) < 1e-6
+        assert pi(2., s, 1.5) > 1 - 1e-6 and pi(1., s, 1.5) < 1e-6
+    # EI grows with sigma (for fixed mean) and with mu; UCB matches bayes_opt's kappa = sqrt(beta)
+    assert np.all(np.diff(ei(0., np.linspace(0.1, 3, 20), 0.5)) > 0)
+    assert np.all(np.diff(ei(np.linspace(-1, 1, 20), 1., 0.)) > 0)
+    assert ucb(1., 2., 2.576**2) == pytest.approx(1 + 2 * 2.576)
+
+def test_beta_schedules():
+    t = np.arange(1, 50)
+    for b in (beta_srinivas_finite(t, 100), beta_srinivas_continuous(t, 3), beta_srinivas_practical(t, 3)):
+        assert np.all(np.diff(b) > 0) and np.all(b > 0)
+    assert beta_srinivas_finite(4, 100, delta=0.05) == pytest.approx(2 * math.log(100 * 16 * math.pi**2 / 0.3))
+    assert beta_srinivas_continuous(3, 2, delta=0.1, a=2, b=3, r=4) == pytest.approx(
+        2 * math.log(9 * 2 * math.pi**2 / 0.3) + 4 * math.log(9 * 2 * 3 * 4 * math.sqrt(math.log(8 * 2 / 0.1))))
+    assert beta_constant(3.)(10) == 3.
+    with pytest.raises(ValueError): beta_srinivas_finite(1, 10, delta=0.)
+
+# ---------------------------------------------------------------- maximisers
+def _peaks(X):
+    "Two bumps on [0, 1]^3, global max ~1 within 1e-4 of (0.7, 0.2, 0.5); gradient included."
+    X = np.atleast_2d(X); c1, c2 = np.array([0.7, 0.2, 0.5]), np.array([0.2, 0.8, 0.3])
+    e1 = np.exp(-15 * ((X - c1)**2).sum(1)); e2 = 0.7 * np.exp(-15 * ((X - c2)**2).sum(1))
+    return e1 + e2, -30 * (e1[:, None] * (X - c1) + e2[:, None] * (X - c2))
+
+def test_maximisers_find_known_maximum():
+    b = np.tile([0., 1.], (3, 1))
+    for stacked in (True, False):
+        x, v = maximize_lbfgs(_peaks, b, rng=0, n_samples=300, n_starts=4, stacked=stacked)
+        np.testing.assert_allclose(x, [0.7, 0.2, 0.5], atol=1e-4); assert v == pytest.approx(_peaks(x)[0][0])
+        assert v >= _peaks(np.array([0.7, 0.2, 0.5]))[0][0] and np.abs(_peaks(x)[1]).max() < 1e-4   # a stationary point
+    x, v = maximize_direct(lambda X: _peaks(X)[0], b, maxfun=3000)
+    np.testing.assert_allclose(x, [0.7, 0.2, 0.5], atol=2e-2)
+    G = latin_hypercube(2000, 3, rng=0)
+    x, v = maximize_finite(lambda X: _peaks(X)[0], G)
+    assert v == pytest.approx(_peaks(G)[0].max())
+
+def test_lbfgs_never_worse_than_its_samples():
+    b = np.tile([0., 1.], (3, 1))
+    rng = np.random.default_rng(0)
+    cand = rng.random((50, 3))
+    x, v = maximize_lbfgs(_peaks, b, rng=1, n_samples=10, n_starts=0, candidates=cand)
+    assert v >= _peaks(cand)[0].max() - 1e-15
+
+# ---------------------------------------------------------------- registry and loop
+def test_registry_and_errors():
+    assert {'random', 'gp-ucb', 'gp-ei', 'gp-pi'} <= set(METHODS)
+    with pytest.raises(ValueError, match="did you mean 'gp-ucb'"): get_method('gp_ucb')
+    with pytest.raises(ValueError, match='registered'): optimize(sphere(), 'no-such-method', 5)
+    with pytest.raises(TypeError): register_method('bad')(dict)
+    with pytest.raises(TypeError, match='unknown option'): optimize(sphere(), 'gp-ei', 10, beta=2.)
+
+def test_user_method_registers_and_runs():
+    @register_method('_test-grid')
+    class Corner(Optimizer):
+        defaults = dict(step=0.5)
+        def _ask(self): return self.bounds[:, 0] + self.options['step'] * len(self.trace) % 1 * np.ptp(self.bounds, 1), {}
+    try:
+        tr = optimize(sphere(), '_test-grid', 4, rng=0, step=0.25)
+        assert len(tr) == 4 and tr.meta['method'] == '_test-grid' and tr.meta['options'] == {'step': 0.25}
+    finally: METHODS.pop('_test-grid')
+
+@pytest.mark.parametrize('name', ['random', 'gp-ucb', 'gp-ei', 'gp-pi'])
+def test_same_seed_same_trace_noisy(name):
+    p = get_problem('hartmann3', noise_std=0.1)
+    t1, t2 = optimize(p, name, 15, rng=11), optimize(p, name, 15, rng=11)
+    np.testing.assert_array_equal(t1.X, t2.X); np.testing.assert_array_equal(t1.y, t2.y)
+    assert not np.array_equal(t1.X, optimize(p, name, 15, rng=12).X)
+
+def test_trace_meta_diagnostics_and_save(tmp_path):
+    p = get_problem('branin')
+    tr = optimize(p, 'gp-ucb', 12, rng=3, refit_every=2)
+    m = tr.meta
+    assert (m['method'], m['problem'], m['dim'], m['budget'], m['seed'], m['status']) == ('gp-ucb', 'branin', 2, 12, 3, 'done')
+    assert m['f_opt'] == pytest.approx(p.f_opt) and m['options'] == {'refit_every': 2}
+    d = tr.diagnostics
+    assert {'beta_t', 'acq', 'fit_time', 'acq_time', 'refit', 'init'} <= set(d)
+    assert np.all(d['init'][:5] == 1) and np.all(d['init'][5:] == 0) and np.isfinite(d['beta_t'][5:]).all()
+    assert d['refit'][5] == 1 and d['refit'][5:].sum() >= 3
+    tr2 = Trace.load(tr.save(tmp_path / 'run.npz'))
+    np.testing.assert_array_equal(tr2.X, tr.X); assert tr2.meta['options'] == {'refit_every': 2}
+
+def test_ask_tell_equals_run():
+    p = sphere(3)
+    tr = optimize(p, 'gp-ei', 12, rng=4)
+    opt = get_method('gp-ei')(p.bounds, rng=4)
+    for _ in range(12):
+        x = opt.ask(); opt.tell(x, p(x), p(x))
+    np.testing.assert_array_equal(opt.trace.X, tr.X)
+
+def test_budget_counts_everything_and_run_continues():
+    p = sphere()
+    opt = get_method('gp-ucb')(p.bounds, rng=0)
+    assert len(opt.run(p, 8)) == 8
+    assert len(opt.run(p, 11)) == 11 and opt.trace.meta['budget'] == 11
+    assert np.isfinite(opt.trace.diagnostics['acq'][8:]).all()
+
+# ---------------------------------------------------------------- section 7: bad input
+@pytest.mark.parametrize('bounds, msg', [([[1, 0]], 'lo >= hi'), ([[0, 0]], 'lo >= hi'), ([[0, np.nan]], 'finite'),
+                                         ([[0, 1, 2]], 'shape'), ('abc', 'numeric')])
+def test_bad_bounds(bounds, msg):
+    for name in ('random', 'gp-ucb'):
+        with pytest.raises(ValueError, match=msg): get_method(name)(bounds)
+
+def test_tell_bad_point():
+    opt = get_method('gp-ei')([[0, 1], [0, 1]], rng=0)
+    with pytest.raises(ValueError, match=r'shape \(2,\)'): opt.tell([0.5], 1.)
+    with pytest.raises(ValueError, match='outside the bounds'): opt.tell([0.5, 1.5], 1.)
+    with pytest.raises(ValueError, match='non-finite'): opt.tell([np.nan, 0.5], 1.)
+    assert len(opt.trace) == 0
+
+def _flaky(bad_at, value=np.nan, exc=None, D=2):
+    base, n = sphere(D), [0]
+    def f(x):
+        n[0] += 1
+        if n[0] == bad_at + 1:
+            if exc is not None: raise exc
+            return value
+        return base.f(x)
+    return Problem(f, base.bounds, f_opt=0., name='flaky')
+
+@pytest.mark.parametrize('value', [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize('name', ['random', 'gp-ucb'])
+def test_objective_non_finite_raises_with_trace(value, name):
+    with pytest.raises(ObjectiveError, match='returned') as ei_:
+        optimize(_flaky(8, value), name, 15, rng=0)
+    e = ei_.value
+    assert len(e.trace) == 8 and e.trace.meta['status'] == 'failed' and e.x.shape == (2,)
+    assert str(e.x.tolist()) in str(e)
+    np.testing.assert_array_equal(e.trace.X, optimize(sphere(), name, 8, rng=0).X)   # nothing lost
+
+def test_objective_non_finite_recorded_and_ignored_by_gp():
+    tr_opt = get_method('gp-ucb')(sphere().bounds, rng=0)
+    tr = tr_opt.run(_flaky(7), 15, on_nan='record')
+    assert len(tr) == 15 and tr.meta['status'] == 'done'
+    assert np.isnan(tr.y[7]) and tr.diagnostics['failed'][7] == 1 and np.isfinite(np.delete(tr.y, 7)).all()
+    assert tr_opt.gp.n == 13 and np.isfinite(tr_opt.gp.y).all()        # 14 successes, the last not yet used
+    assert np.isfinite(tr.simple_regret()).all()
+
+def test_all_initial_points_failing_keeps_going():
+    p = Problem(lambda x: np.nan if x[0] < 2 else 0., [[0, 1], [0, 1]], name='always-nan')
+    tr = optimize(p, 'gp-ei', 8, rng=0, on_nan='record')
+    assert len(tr) == 8 and np.isnan(tr.y).all()
+
+def test_objective_raises_keeps_trace():
+    with pytest.raises(ObjectiveError, match='KeyError') as ei_:
+        optimize(_flaky(6, exc=KeyError('sensor')), 'gp-ei', 12, rng=1)
+    e = ei_.value
+    assert len(e.trace) == 6 and isinstance(e.__cause__, KeyError) and e.trace.meta['status'] == 'failed'
+
+def test_budget_smaller_than_initial_design():
+    with pytest.raises(ValueError, match='smaller than the initial design n_init=6'):
+        optimize(sphere(), 'gp-ei', 5, n_init=6)
+    with pytest.raises(ValueError, match='positive integer'): optimize(sphere(), 'gp-ei', 2.5)
+    assert len(optimize(sphere(), 'gp-ei', 3, rng=0)) == 3     # the default design shrinks instead
+
+def test_problem_bounds_must_match():
+    with pytest.raises(ValueError, match='differ'): RandomSearch([[0, 1]]).run(sphere(1), 3)
+
+# ---------------------------------------------------------------- it optimises
+def test_gp_methods_beat_random_on_branin():
+    p = get_problem('branin')
+    med = {m: np.median([optimize(p, m, 30, rng=s).simple_regret()[-1] for s in range(3)])
+           for m in ('random', 'gp-ucb', 'gp-ei')}
+    assert med['gp-ucb'] < 0.05 and med['gp-ei'] < 0.05 and med['random'] > 5 * max(med['gp-ucb'], med['gp-ei'])
+
+def test_direct_and_finite_maximisers_in_the_loop():
+    p = get_problem('branin')
+    assert optimize(p, 'gp-ei', 20, rng=0, acq_optimizer='direct', maxfun=500).simple_regret()[-1] < 0.1
+    C = latin_hypercube(400, 2, rng=0) * np.ptp(p.bounds, 1) + p.bounds[:, 0]
+    tr = optimize(p, 'gp-ucb', 20, rng=0, acq_optimizer='finite', candidates=C, beta='srinivas-finite')
+    assert all((np.abs(C - x).max(1) < 1e-12).any() for x in tr.X[5:])
