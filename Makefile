@@ -3,19 +3,22 @@ comma := ,
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-EXTRAS ?= dev,dask
+EXTRAS ?= dev,dask,docs
 # Small linear algebra is 100x slower with multi-threaded BLAS on small machines: one thread per process.
 export OMP_NUM_THREADS ?= 1
 export OPENBLAS_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 export MPLBACKEND ?= Agg
 
-.PHONY: demo test export check-export nbtest pytest clean-nbs bench help
+.PHONY: demo test export check-export nbtest pytest clean-nbs bench help docs docs-test readme
 
 help:
 	@echo "make demo     create $(VENV), install, run 'hdbo demo'"
-	@echo "make test     create $(VENV) if missing, install, check export, run notebooks (not 'slow' cells) and pytest"
+	@echo "make test     create $(VENV) if missing, install, check export, run notebooks (not 'slow' cells) and pytest (docs site in headless Chromium included)"
 	@echo "make export   nbdev_export + nbdev_clean"
+	@echo "make docs     build the site into _docs/ (nbdev_docs if quarto is installed, else offline with Sphinx)"
+	@echo "make docs-test  README, adapter and browser tests of the site (all also in make test)"
+	@echo "make readme   regenerate README.md from nbs/index.ipynb (offline)"
 	@echo "make bench    speed and accuracy against peers (benchmarks/README.md)"
 
 $(BIN)/python:
@@ -49,6 +52,17 @@ test: check-export nbtest pytest
 export: install
 	$(BIN)/nbdev_export
 	$(BIN)/nbdev_clean
+
+# the site: Quarto's nbdev_docs when quarto is on PATH, else the offline engine (tools/docs.py); prints which
+docs: install
+	$(BIN)/python tools/docs.py build
+
+# only the docs tests (part of `make test` too): README freshness, the adapter, the site in headless Chromium
+docs-test: install
+	$(BIN)/python -m pytest -q tests/test_readme.py tests/test_docs_adapter.py tests/test_docs_site.py
+
+readme: install
+	$(BIN)/python tools/docs.py readme
 
 bench: install
 	$(BIN)/python -m pip install -q -e ".[peers]"

@@ -1,0 +1,55 @@
+"The docs adapter (tools/docs.py) on small inputs: Quarto syntax in, MyST / GitHub markdown out. No browser needed."
+import importlib.util, types
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+spec = importlib.util.spec_from_file_location('hdbo_docs_tool', ROOT/'tools'/'docs.py')
+docs = importlib.util.module_from_spec(spec); spec.loader.exec_module(docs)
+CFG = types.SimpleNamespace(doc_host='https://example.github.io', doc_baseurl='/pkg')
+SITE = docs.Site(CFG, {'00_core.ipynb': 'core.html', '01_gp.ipynb': 'gp.html', 'index.ipynb': 'index.html'},
+                 {'core.html': {'problem'}, 'gp.html': {'gp', 'gp.fit'}, 'index.html': set()})
+
+def test_cell_options():
+    opts, code = docs.cell_options('#| echo: false\n#| output: asis\n#| hide\nshow_doc(f)\n#| not an option')
+    assert opts == {'echo': False, 'output': 'asis', 'hide': True} and code == 'show_doc(f)\n#| not an option'
+
+def test_pandoc_ids_match_nbdev_doc_links():
+    assert docs.pandoc_id('GP.fit') == 'gp.fit' and docs.pandoc_id('Kernel.__call__') == 'kernel.__call__'
+    assert docs.pandoc_id('as_rng') == 'as_rng' and docs.pandoc_id('One BLAS thread') == 'one-blas-thread'
+
+def test_callouts():
+    md = 'a\n\n::: {.callout-note}\n## Why\nbody $x$\n:::\n\n::: {.callout-warning title="Careful"}\nw\n:::\n::: {.column-margin}\nm\n:::'
+    myst = docs.convert_divs(md, 'myst')
+    assert ':::{admonition} Why\n:class: note\nbody $x$\n:::' in myst
+    assert ':::{admonition} Careful\n:class: warning\nw\n:::' in myst and '{.column-margin}' not in myst and myst.endswith(':::\nm')
+    gfm = docs.convert_divs(md, 'gfm')
+    assert '> [!NOTE]\n> **Why**\n> body $x$' in gfm and '> [!WARNING]' in gfm and ':::' not in gfm
+    assert docs.convert_divs(':::{note}\nMyST stays\n:::', 'myst') == ':::{note}\nMyST stays\n:::'
+
+def test_links():
+    md = '[`GP`](https://example.github.io/pkg/gp.html#gp) [`x`](https://example.github.io/pkg/core.html#_private) [s](01_gp.ipynb#gp.fit)'
+    assert docs.Site.fix_links(SITE, md, '00_core.ipynb', 'myst') == '[`GP`](gp.html#gp) [`x`](core.html) [s](gp.html#gp.fit)'
+    assert docs.Site.fix_links(SITE, '[s](01_gp.ipynb)', 'index.ipynb', 'gfm') == '[s](https://example.github.io/pkg/gp.html)'
+    assert docs.attr_links('[source](u){target="_blank" style="float:right"}', 'myst') == \
+        '<a href="u" target="_blank" style="float:right">source</a>'
+    assert docs.attr_links('[source](u){target="_blank"}', 'gfm') == '[source](u)'
+
+def test_show_doc_markdown():
+    md = '---\n\n### GP.fit\n\n```python\ndef fit(X, # see [`GP`](https://example.github.io/pkg/gp.html#gp)\n)\n```\n\n| Returns | $C h\\^{\\nu}$ |'
+    out = docs.adapt_md(md, SITE, '01_gp.ipynb', 'myst', show_doc=True)
+    assert out.startswith('<a id="gp.fit"></a>\n\n### GP.fit') and '# see `GP`\n' in out and '$C h^{\\nu}$' in out
+
+def test_cells_to_gfm():
+    nb = {'cells': [
+        {'cell_type': 'raw', 'source': '---\ntitle: demo\ndescription: one line\noutput-file: demo.html\n---\n'},
+        {'cell_type': 'markdown', 'source': '## Use\n::: {.callout-tip}\nok\n:::'},
+        {'cell_type': 'code', 'source': '#| echo: false\nprint(1)', 'outputs': [{'output_type': 'stream', 'name': 'stdout', 'text': '1\n'}]},
+        {'cell_type': 'code', 'source': '#| include: false\nsecret()', 'outputs': []},
+        {'cell_type': 'code', 'source': '1 + 1', 'outputs': [{'output_type': 'execute_result', 'data': {'text/plain': '2'}}]}]}
+    text, files = docs.to_gfm(nb, SITE, 'index.ipynb', 'x')
+    assert text == ('# demo\n\n> one line\n\n## Use\n> [!TIP]\n> ok\n\n```\n1\n```\n\n```python\n1 + 1\n```\n\n```\n2\n```\n')
+    assert files == {}
+
+def test_display_math_inside_a_paragraph():
+    md = 'so\n$$a = b\n+ c$$\nand\n```sh\necho $$\nx $$\n```\n$$\nx\n$$'
+    assert docs.join_display_math(md) == 'so\n$$a = b + c$$\nand\n```sh\necho $$\nx $$\n```\n$$ x $$'

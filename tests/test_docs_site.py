@@ -1,0 +1,214 @@
+"""The documentation site in a real browser: headless Chromium driven by Playwright over a local http server.
+
+Builds the site with the offline engine (`tools/docs.py build --engine offline`) unless `_docs/` already holds an
+offline build of the current notebooks, then checks every page: it loads, internal links and anchors resolve,
+images load, math typesets, no raw Quarto syntax shows, nothing is requested from outside the machine, and search
+finds the papers' pages. Screenshots go to test-artifacts/. Skipped only when Chromium or Playwright is missing.
+"""
+import functools, http.server, json, re, shutil, subprocess, sys, tempfile, threading, time
+from collections import deque
+from pathlib import Path
+from urllib.parse import quote, urldefrag, urlparse
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SITE = ROOT/'_docs'
+ARTIFACTS = ROOT/'test-artifacts'
+CHROMIUM = shutil.which('chromium') or ('/usr/bin/chromium' if Path('/usr/bin/chromium').exists() else None)
+FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+         '--disable-background-networking', '--disable-component-update', '--disable-sync']
+LOCAL_HOSTS = {'127.0.0.1', 'localhost'}
+# A paper's algorithm name and its notebook: once the notebook exists, searching the name must find its page.
+PAPERS = {'BOO': '50_boo.ipynb', 'MS-UCB': '10_msucb.ipynb', 'SI-BO': '20_sibo.ipynb',
+          'Chaining-UCB': '30_chaining.ipynb', 'GO-UCB': '40_goucb.ipynb'}
+
+try: from playwright.sync_api import sync_playwright
+except ImportError: sync_playwright = None
+pytestmark = [pytest.mark.skipif(CHROMIUM is None, reason='needs Chromium (Debian: apt-get install chromium); .ci/run installs it'),
+              pytest.mark.skipif(sync_playwright is None, reason='needs playwright (pip install -e ".[docs]")')]
+
+def _docs_tool():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('hdbo_docs_tool', ROOT/'tools'/'docs.py')
+    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    return mod
+
+@pytest.fixture(scope='module')
+def site():
+    "The built site's manifest; rebuilds unless _docs/ is an offline build of exactly the current inputs."
+    stamp = SITE/'.hdbo-docs.json'
+    info = json.loads(stamp.read_text()) if stamp.exists() else {}
+    if info.get('engine') != 'offline' or info.get('fingerprint') != _docs_tool().fingerprint():
+        t0 = time.time()
+        subprocess.run([sys.executable, str(ROOT/'tools'/'docs.py'), 'build', '--engine', 'offline'], cwd=ROOT, check=True)
+        print(f'built the site in {time.time() - t0:.1f} s')
+        info = json.loads(stamp.read_text())
+    return info
+
+@pytest.fixture(scope='module')
+def server(site):
+    "Serve _docs/ on 127.0.0.1 (a free port) from a throwaway thread."
+    handler = functools.partial(_QuietHandler, directory=str(SITE))
+    httpd = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f'http://127.0.0.1:{httpd.server_address[1]}/'
+    httpd.shutdown(); httpd.server_close()
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a): pass
+
+@pytest.fixture(scope='module')
+def browser():
+    "A fresh Chromium profile; every request outside this machine is recorded and aborted."
+    outside = []
+    with sync_playwright() as p, tempfile.TemporaryDirectory() as profile:
+        ctx = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, headless=True, args=FLAGS,
+                                                   viewport={'width': 1280, 'height': 900})
+        def guard(route):
+            u = urlparse(route.request.url)
+            if u.scheme in ('file', 'data', 'blob', 'about') or u.hostname in LOCAL_HOSTS: route.continue_()
+            else: outside.append(route.request.url); route.abort()
+        ctx.route('**/*', guard)
+        ctx.outside = outside
+        yield ctx
+        ctx.close()
+
+def _open(ctx, url):
+    page = ctx.new_page()
+    resp = page.goto(url, wait_until='load')
+    return page, resp
+
+def _wait_math(page):
+    "Wait until MathJax (loaded from _static/mathjax on pages with math) has typeset the page."
+    page.evaluate("async () => { if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise; }")
+
+RAW = [(re.compile(r'#\|'), '`#|` cell option'), (re.compile(r'^\s*:::', re.M), '`:::` fence'),
+       (re.compile(r'^\s*output-file\s*:|^---\s*\n\s*(title|description)\s*:', re.M), 'front matter'),
+       (re.compile(r'\{\s*\.callout-|\{target="'), 'Quarto attributes')]
+
+@pytest.fixture(scope='module')
+def crawl(site, server, browser):
+    "Visit every page reachable from the home page; collect per-page facts."
+    pages, links, queue = {}, [], deque([server + 'index.html'])
+    seen = set(queue)
+    while queue:
+        url = queue.popleft()
+        if not url.endswith('.html'):                      # a figure or file: does it exist?
+            pages[url] = {'status': browser.request.head(url).status}; continue
+        page, resp = _open(browser, url)
+        facts = {'status': resp.status if resp else None}
+        if facts['status'] == 200:
+            _wait_math(page)
+            facts.update(page.evaluate("""async () => {
+                const imgs = [...document.images];
+                imgs.forEach(i => i.loading = 'eager');
+                await Promise.all(imgs.map(i => i.decode().catch(() => null)));
+                const main = document.querySelector('main, article, .bd-article') || document.body;
+                return {
+                  ids: [...document.querySelectorAll('[id]')].map(e => e.id).concat([...document.querySelectorAll('a[name]')].map(e => e.name)),
+                  links: [...document.querySelectorAll('a[href]')].map(a => a.href),
+                  images: imgs.map(i => ({src: i.src, ok: i.complete && i.naturalWidth > 0})),
+                  math: document.querySelectorAll('mjx-container').length,
+                  math_errors: document.querySelectorAll('mjx-merror, [data-mjx-error]').length,
+                  text: main.innerText,
+                };}"""))
+            for href in facts['links']:
+                target, _ = urldefrag(href)
+                if not target.startswith(server): continue
+                links.append((url, href))
+                if target not in seen: seen.add(target); queue.append(target)
+        pages[url] = facts
+        page.close()
+    return pages, links
+
+def _pages_of(site, server): return {p['notebook']: server + p['page'] for p in site['pages']}
+
+def test_every_notebook_has_a_page(site, server, crawl):
+    pages, _ = crawl
+    nbs = sorted(str(p.relative_to(ROOT/'nbs')) for p in (ROOT/'nbs').rglob('*.ipynb')
+                 if not any(s.startswith(('.', '_')) for s in p.relative_to(ROOT/'nbs').parts))
+    built = _pages_of(site, server)
+    assert sorted(built) == nbs, 'notebooks in nbs/ without a page (or pages without a notebook)'
+    missing = [u for u in built.values() if u not in pages]
+    assert not missing, f'pages not reachable by links from the home page: {missing}'
+
+def test_pages_load(crawl):
+    pages, _ = crawl
+    bad = {u: f['status'] for u, f in pages.items() if f['status'] != 200}
+    assert not bad, f'pages that did not load: {bad}'
+
+def test_internal_links_and_anchors_resolve(crawl):
+    pages, links = crawl
+    broken = []
+    for src, href in links:
+        target, frag = urldefrag(href)
+        f = pages.get(target)
+        if f is None or f['status'] != 200: broken.append((src, href, 'page missing'))
+        elif frag and 'ids' in f and frag not in f['ids']: broken.append((src, href, 'no such anchor'))
+    assert not broken, 'broken internal links:\n' + '\n'.join(map(str, broken[:30]))
+
+def test_images_load(crawl):
+    pages, _ = crawl
+    bad = [(u, i['src']) for u, f in pages.items() for i in f.get('images', []) if not i['ok']]
+    assert not bad, f'images that did not load: {bad}'
+    assert sum(len(f.get('images', [])) for f in pages.values()) > 0, 'no figures anywhere on the site'
+
+def test_math_typesets(site, server, crawl):
+    pages, _ = crawl
+    for nb, url in _pages_of(site, server).items():
+        f = pages[url]
+        assert f['math_errors'] == 0, f'{url}: {f["math_errors"]} MathJax errors'
+        if next(p for p in site['pages'] if p['notebook'] == nb)['math']:
+            assert f['math'] > 0, f'{url}: the notebook has LaTeX but nothing was typeset'
+
+def test_no_raw_quarto_syntax(crawl):
+    pages, _ = crawl
+    leaks = [(u, what, m.group(0)) for u, f in pages.items() if 'text' in f
+             for rx, what in RAW for m in [rx.search(f['text'])] if m]
+    assert not leaks, f'raw Quarto syntax in the rendered text: {leaks}'
+
+def test_guard_sees_outside_requests(browser):
+    "The request guard itself works: a page asking another machine for an image is caught (and the image blocked)."
+    n = len(browser.outside)
+    page = browser.new_page()
+    page.set_content('<img src="https://example.com/probe.png">'); page.wait_for_timeout(300)
+    caught = browser.outside[n:]; del browser.outside[n:]; page.close()
+    assert caught == ['https://example.com/probe.png']
+
+def test_nothing_leaves_the_machine(crawl, browser):
+    assert not browser.outside, f'requests to other machines: {sorted(set(browser.outside))[:20]}'
+
+def _search(ctx, server, term):
+    page, _ = _open(ctx, server + 'search.html?q=' + quote(term))
+    page.wait_for_function("() => /Search finished|found \\d+ page/i.test(document.body.innerText)", timeout=30_000)
+    hrefs = page.eval_on_selector_all('#search-results a[href]', 'els => els.map(e => e.href)')
+    page.close()
+    return [urldefrag(h)[0] for h in hrefs]
+
+def test_search_finds_core(site, server, browser):
+    assert _pages_of(site, server)['00_core.ipynb'] in _search(browser, server, 'Trace')
+
+@pytest.mark.parametrize('term,nb', [pytest.param(t, nb, marks=pytest.mark.skipif(
+    not (ROOT/'nbs'/nb).exists(), reason=f'nbs/{nb} is not written yet')) for t, nb in PAPERS.items()])
+def test_search_finds_paper(site, server, browser, term, nb):
+    assert _pages_of(site, server)[nb] in _search(browser, server, term), f'searching {term!r} did not find {nb}'
+
+def test_screenshots(site, server, browser):
+    "Home page, one paper page (the first that exists; core until then) and a figure, for a person to look at."
+    ARTIFACTS.mkdir(exist_ok=True)
+    urls = _pages_of(site, server)
+    paper = next((nb for nb in PAPERS.values() if nb in urls), '00_core.ipynb')
+    shots = {'home': urls['index.ipynb'], 'paper-' + Path(paper).stem: urls[paper]}
+    for name, url in shots.items():
+        page, _ = _open(browser, url); _wait_math(page)
+        page.screenshot(path=str(ARTIFACTS/f'docs-{name}.png'))
+        page.close()
+    # the first figure of a paper's notebooks (BOO's theory/experiment pages count), else of any page
+    for nb in sorted(urls, key=lambda nb: (not any(nb.startswith(p[:2]) for p in PAPERS.values()), nb)):
+        page, _ = _open(browser, urls[nb]); _wait_math(page)
+        if page.locator('main img').count():
+            page.locator('main img').first.scroll_into_view_if_needed()
+            page.screenshot(path=str(ARTIFACTS/'docs-figure.png')); shots['figure'] = urls[nb]
+            page.close(); break
+        page.close()
+    for name in shots: assert (ARTIFACTS/f'docs-{name}.png').stat().st_size > 10_000, name

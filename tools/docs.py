@@ -1,0 +1,432 @@
+#!/usr/bin/env python
+"""Build the documentation site and README.md from the notebooks in `nbs/`.
+
+    python tools/docs.py build [--engine auto|quarto|offline] [--out _docs]   # the site (`make docs`)
+    python tools/docs.py proc                                                 # only nbdev's processing into _proc/
+    python tools/docs.py readme [--check]                                     # README.md from nbs/index.ipynb
+
+Two engines build the same site. `quarto` is nbdev's own `nbdev_docs`, used whenever `quarto` is on PATH.
+`offline` needs no Quarto:
+
+1. nbdev processes `nbs/` into `_proc/` exactly as it does before Quarto renders (front matter, show_doc,
+   hidden cells, doc links); only its attempt to install Quarto is switched off.
+2. The adapter below turns the Quarto-specific parts into plain notebooks that myst-nb reads: front matter ->
+   title and description, `#|` options -> cell tags, `output: asis` -> markdown, callouts -> admonitions,
+   show_doc headings -> the anchors nbdev's doc links (`_modidx`) point at, links to the published site -> relative
+   links. Pages are named after Quarto's `output-file` (`core.html`) and ordered as in `sidebar.yml`.
+3. Sphinx (`-W`, myst-nb, sphinx-book-theme, MathJax served from the site itself) renders `_docs/`.
+
+README.md is written from the same adapted cells of `nbs/index.ipynb`, as GitHub-flavoured markdown.
+"""
+import argparse, hashlib, json, os, posixpath, re, shutil, subprocess, sys, time
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT/'.cache'/'docs'          # generated Sphinx sources and doctrees (git-ignored)
+STAMP = '.hdbo-docs.json'           # written into the site: engine and a fingerprint of the inputs
+
+@contextmanager
+def _in_root():
+    "nbdev finds settings.ini from the working directory."
+    old = os.getcwd(); os.chdir(ROOT)
+    try: yield
+    finally: os.chdir(old)
+
+def _settings():
+    from nbdev.config import get_config
+    with _in_root(): return get_config()
+
+# ------------------------------------------------------------------ nbdev's processing (no Quarto)
+def proc(n_workers:int=2) -> Path:
+    "Run nbdev's pre-docs step (nbdev.yml, sidebar.yml, _modidx, `proc_nbs` into _proc/) without Quarto."
+    import nbdev.quarto
+    nbdev.quarto._ensure_quarto = lambda: None   # nbdev would otherwise try to download and install Quarto
+    with _in_root():
+        try: cache, _, _ = nbdev.quarto._pre_docs(n_workers=n_workers)
+        except Exception as e:
+            sys.exit(f"docs: nbdev could not process the notebooks:\n{e}\nWhile rendering, nbdev runs only the cells "
+                     "that export, import or show_doc; a cell that mixes imports with code using earlier variables "
+                     "fails here (and in nbdev_docs): put its imports in a cell of their own.")
+    return Path(cache)
+
+def proc_one(nb_path) -> dict:
+    "One notebook through nbdev's docs processors, in this process (what `proc` does per file)."
+    from execnb.nbio import read_nb, nb2str
+    from nbdev.processors import FilterDefaults
+    with _in_root():
+        nb = read_nb(nb_path)
+        os.environ['IN_TEST'] = '1'
+        try: FilterDefaults()(nb)
+        finally: del os.environ['IN_TEST']
+    return json.loads(nb2str(nb))
+
+# ------------------------------------------------------------------ the adapter
+def _src(x): return ''.join(x) if isinstance(x, list) else (x or '')
+
+def front_matter(nb):
+    "Pop the raw `---` front-matter cell nbdev puts first; return its fields."
+    import yaml
+    cells = nb['cells']
+    m = re.match(r'\s*---\s*\n(.*?)\n---\s*$', _src(cells[0]['source']), re.S) if cells and cells[0]['cell_type'] == 'raw' else None
+    if not m: return {}
+    cells.pop(0)
+    return yaml.safe_load(m[1]) or {}
+
+def cell_options(source):
+    "Split the leading `#| key: value` lines of a code cell into a dict, and return the rest of the source."
+    import yaml
+    lines, opts = source.splitlines(), {}
+    while lines and lines[0].startswith('#|'):
+        m = re.match(r'#\|\s*([\w-]+)\s*:?\s*(.*)', lines.pop(0))
+        if not m: continue
+        try: opts[m[1]] = yaml.safe_load(m[2]) if m[2].strip() else True
+        except yaml.YAMLError: opts[m[1]] = m[2].strip()
+    return opts, '\n'.join(lines).strip('\n')
+
+def pandoc_id(text):
+    "The id Quarto (pandoc) gives a heading: `### GP.fit` -> `gp.fit`; nbdev's doc links point at these."
+    s = re.sub(r'[^\w\s.-]', '', text.strip().lower())
+    return re.sub(r'^[^a-z]+', '', re.sub(r'\s+', '-', s))
+
+_MATH = re.compile(r'\$\$.+?\$\$|\$[^$\n]+\$', re.S)
+_CALLOUT = re.compile(r'^(:{3,})\s*\{\s*\.callout-(\w+)([^}]*)\}\s*$')
+_FENCE = re.compile(r'^(:{3,})\s*(\{\s*[.#][^}]*\}|\{[^}]*=[^}]*\}|[A-Za-z][\w-]*)?\s*$')   # Quarto divs, not MyST directives
+_ATTR_LINK = re.compile(r'\[([^\]]*)\]\(([^)\s]+)\)\{([^}]*)\}')
+
+def convert_divs(text, flavour):
+    "Quarto `::: {.callout-X}` -> MyST admonition (site) or GitHub alert (README); other `:::` divs unwrapped."
+    out, stack, lines = [], [], text.split('\n')
+    i = 0
+    while i < len(lines):
+        line = lines[i]; i += 1
+        m = _CALLOUT.match(line)
+        if m:
+            colons, kind, attrs = m[1], m[2], m[3]
+            title = re.search(r'title="([^"]*)"', attrs)
+            title = title[1] if title else ''
+            if not title and i < len(lines) and lines[i].startswith('## '): title = lines[i][3:].strip(); i += 1
+            stack.append((colons, 'callout'))
+            if flavour == 'myst':
+                out += [f'{colons}{{admonition}} {title or kind.title()}', f':class: {kind}']
+            else:
+                out.append(f'> [!{kind.upper()}]' + (f'\n> **{title}**' if title else ''))
+            continue
+        m = _FENCE.match(line)
+        if m and m[2]:                                                     # opening of any other div: unwrap it
+            stack.append((m[1], 'div')); continue
+        if m and stack and stack[-1][0] == m[1]:                           # a closing fence
+            if stack.pop()[1] == 'callout' and flavour == 'myst': out.append(m[1])
+            continue
+        if flavour == 'gfm' and any(k == 'callout' for _, k in stack): line = '> ' + line if line else '>'
+        out.append(line)
+    return '\n'.join(out)
+
+class Site:
+    "What links need: the published base URL, where each notebook's page lives and which anchors it has."
+    def __init__(self, cfg, pages, anchors=None):
+        self.base = (cfg.doc_host + cfg.doc_baseurl).rstrip('/') + '/'
+        self.pages = pages                       # {'01_gp.ipynb': 'gp.html', ...}
+        self.anchors = anchors                   # {'gp.html': {'gp', 'gp.fit', ...}} or None (keep every fragment)
+        self.unanchored = set()                  # doc links to names without an entry on their page
+
+    def fix_links(self, text, here, flavour):
+        "Links to the published site become relative (site) and links to notebooks point at their pages."
+        def sub(m):
+            target = m[2]
+            path, _, frag = target.partition('#')
+            if not re.match(r'\w+:', path) and path.endswith('.ipynb'):
+                html = self.pages.get(posixpath.normpath(posixpath.join(posixpath.dirname(here), path)))
+                if html: target = (self.base + html if flavour == 'gfm'
+                                   else posixpath.relpath(html, posixpath.dirname(here) or '.')) + ('#' + frag if frag else '')
+            elif flavour == 'myst' and path.startswith(self.base):
+                page = path[len(self.base):] or 'index.html'
+                if frag and self.anchors is not None and frag not in self.anchors.get(page, ()):
+                    # nbdev links every name in backticks that _modidx knows, documented (show_doc) or not;
+                    # without an entry to jump to, link to the page that defines it.
+                    self.unanchored.add(f'{page}#{frag}'); frag = ''
+                target = posixpath.relpath(page, posixpath.dirname(self.pages.get(here, here)) or '.') + ('#' + frag if frag else '')
+            return f'{m[1]}({target})'
+        return re.sub(r'(\[[^\]]*\])\(([^)\s]+)\)', sub, text)
+
+def anchors(nb):
+    "The Quarto ids of a notebook's headings, show_doc entries included."
+    texts = [_src(c['source']) for c in nb['cells'] if c['cell_type'] == 'markdown']
+    texts += [_src(o['data']['text/markdown']) for c in nb['cells'] for o in c.get('outputs', []) if 'text/markdown' in o.get('data', {})]
+    return {pandoc_id(h) for t in texts for h in re.findall(r'^#{1,6} (.+)$', t, re.M)}
+
+def attr_links(text, flavour):
+    "`[source](url){target=\"_blank\" style=...}` (Quarto attributes) -> an HTML link (site) or a plain link."
+    def sub(m):
+        if flavour == 'gfm': return f'[{m[1]}]({m[2]})'
+        attrs = ' '.join(f'{k}="{v}"' for k, v in re.findall(r'([\w-]+)="([^"]*)"', m[3]))
+        return f'<a href="{m[2]}" {attrs}>{m[1]}</a>'
+    return _ATTR_LINK.sub(sub, text)
+
+_CODE = re.compile(r'^(```+|~~~+).*?^\1', re.M | re.S)
+
+def _outside_code(fn, text):
+    "Apply `fn` to the parts of markdown `text` outside fenced code blocks."
+    parts, last = [], 0
+    for m in _CODE.finditer(text): parts += [fn(text[last:m.start()]), m[0]]; last = m.end()
+    return ''.join(parts + [fn(text[last:])])
+
+def join_display_math(text):
+    "Put multi-line `$$...$$` on one line: CommonMark would read a line starting with `+ ` or `- ` as a list."
+    def sub(m):
+        if '\n' not in m[1] or '%' in m[1]: return m[0]
+        return '$$' + ' '.join(l.strip() for l in m[1].split('\n')) + '$$'
+    return _outside_code(lambda t: re.sub(r'\$\$(.+?)\$\$', sub, t, flags=re.S), text)
+
+def unescape_math(text):
+    "fastcore's docments writes `^` as `\\^`, which is a TeX error inside `$...$`."
+    return _MATH.sub(lambda m: m[0].replace('\\^', '^'), text)
+
+def unlink_code(text):
+    "nbdev also links names inside code blocks, where markdown shows as raw text: put back the plain `name`."
+    return _CODE.sub(lambda m: re.sub(r'\[(`[^`]+`)\]\([^)\s]*\)', r'\1', m[0]), text)
+
+def adapt_md(text, site, here, flavour, show_doc=False):
+    text = unlink_code(convert_divs(text, flavour))
+    text = attr_links(site.fix_links(text, here, flavour), flavour)
+    text = join_display_math(unescape_math(text))
+    if show_doc:
+        text = re.sub(r'\A\s*---\s*\n', '', text)                    # the rule nbdev puts above each entry
+        if flavour == 'myst':
+            anchor = lambda m: f'<a id="{pandoc_id(m[2])}"></a>\n\n{m[1]} {m[2]}'
+            text = _outside_code(lambda t: re.sub(r'^(#{2,6}) (.+)$', anchor, t, flags=re.M), text)
+    return text
+
+_DROP_MIME = ('application/vnd.jupyter.widget-view+json', 'application/vnd.jupyter.widget-state+json')
+
+def adapt_cells(nb, site, here, flavour):
+    "Yield (kind, cell) for the cells to render: ('md', text) or ('code', code, tags, outputs)."
+    for cell in nb['cells']:
+        src = _src(cell['source'])
+        if cell['cell_type'] == 'markdown':
+            yield 'md', adapt_md(src, site, here, flavour)
+        elif cell['cell_type'] == 'code':
+            opts, code = cell_options(src)
+            if opts.get('include') is False: continue
+            tags = []
+            if opts.get('echo') is False or not code.strip(): tags.append('remove-input')
+            if opts.get('output') is False: tags.append('remove-output')
+            if opts.get('code-fold') in (True, 'true', 'show'): tags.append('hide-input')
+            asis = opts.get('output') == 'asis'
+            outs = []
+            for o in cell.get('outputs', []) if opts.get('output') is not False else []:
+                o = dict(o)
+                if o['output_type'] == 'stream' and asis:
+                    o = {'output_type': 'display_data', 'metadata': {}, 'data': {'text/markdown': _src(o['text'])}}
+                if 'data' in o:
+                    data = {k: v for k, v in o['data'].items() if k not in _DROP_MIME}
+                    if 'text/markdown' in data:
+                        data = {'text/markdown': adapt_md(_src(data['text/markdown']), site, here, flavour, show_doc=asis)}
+                    if not data: continue
+                    o['data'] = data
+                outs.append(o)
+            yield 'code', code, tags, outs
+
+# ------------------------------------------------------------------ pages: the site's notebooks in sidebar order
+def sidebar_order(sidebar_yml):
+    "[(section caption or None, [notebook paths])] from nbdev's sidebar.yml."
+    import yaml
+    groups = [(None, [])]
+    def walk(items, caption):
+        for it in items or []:
+            if isinstance(it, str):
+                if caption != groups[-1][0]: groups.append((caption, []))
+                groups[-1][1].append(it)
+            elif isinstance(it, dict) and 'contents' in it: walk(it['contents'], it.get('section') or caption)
+            elif isinstance(it, dict) and 'href' in it: walk([it['href']], caption)
+    walk(yaml.safe_load(Path(sidebar_yml).read_text())['website']['sidebar']['contents'], None)
+    return [(c, [p for p in ps if p.endswith('.ipynb')]) for c, ps in groups if ps]
+
+def load_pages(cache):
+    "Read every notebook of the sidebar from `cache` (_proc/): {path: (html name, front matter, notebook)}."
+    pages = {}
+    for _, paths in sidebar_order(cache/'sidebar.yml'):
+        for p in paths:
+            nb = json.loads((cache/p).read_text(encoding='utf-8'))
+            fm = front_matter(nb)
+            html = posixpath.join(posixpath.dirname(p), fm.get('output-file') or Path(p).stem + '.html')
+            clash = [q for q, v in pages.items() if v[0] == html]
+            if clash: sys.exit(f'docs: {clash[0]} and {p} both render to {html}; rename one of them')
+            pages[p] = (html, fm, nb)
+    return pages
+
+def _has_math(nb):
+    return any(_MATH.search(_src(c['source'])) for c in nb['cells'] if c['cell_type'] == 'markdown') or \
+        any(_MATH.search(_src(o.get('data', {}).get('text/markdown', ''))) for c in nb['cells'] for o in c.get('outputs', []))
+
+def myst_notebook(path, html, fm, nb, site, toctree=''):
+    "A plain notebook for myst-nb: a title cell, the adapted cells, and the site's toctree on the home page."
+    head = f"# {fm.get('title') or Path(html).stem}\n"
+    if fm.get('description'): head += f"\n{{.page-description}}\n{fm['description'].strip()}\n"
+    cells = [{'cell_type': 'markdown', 'metadata': {}, 'source': head}]
+    for kind, *rest in adapt_cells(nb, site, path, 'myst'):
+        if kind == 'md': cells.append({'cell_type': 'markdown', 'metadata': {}, 'source': rest[0]})
+        else:
+            code, tags, outs = rest
+            cells.append({'cell_type': 'code', 'metadata': {'tags': tags} if tags else {}, 'source': code,
+                          'execution_count': None, 'outputs': outs})
+    if toctree: cells.append({'cell_type': 'markdown', 'metadata': {}, 'source': toctree})
+    for i, c in enumerate(cells): c['id'] = f'c{i}'
+    return {'nbformat': 4, 'nbformat_minor': 5, 'cells': cells,
+            'metadata': {'kernelspec': {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'},
+                         'language_info': {'name': 'python', 'pygments_lexer': 'ipython3'}}}
+
+CSS = """.page-description { font-size: 1.15em; color: var(--pst-color-text-muted); margin-bottom: 1.5em; }
+a[style*="float:right"] { font-size: smaller; }
+.bd-article [id] { scroll-margin-top: 5rem; }   /* anchors (show_doc entries) clear the sticky header */
+"""
+
+CONF = """# Generated by tools/docs.py; edit that file, not this one.
+project = html_title = {title!r}
+author, copyright = {author!r}, {copyright!r}
+extensions = ['myst_nb', 'sphinx.ext.mathjax', 'sphinx-mathjax-offline']   # MathJax 3 served from _static/
+nb_execution_mode = 'off'                 # notebooks carry their outputs, as nbdev's do
+nb_render_markdown_format = 'myst'        # show_doc tables and math in markdown outputs
+nb_ipywidgets_js = {{}}                     # no widget JavaScript from a CDN
+myst_enable_extensions = ['dollarmath', 'amsmath', 'colon_fence', 'attrs_block']
+myst_dmath_double_inline = True           # $$...$$ inside a paragraph, as pandoc allows
+myst_all_links_external = True            # links are already relative .html paths, as on the Quarto site
+myst_heading_anchors = 3
+suppress_warnings = ['myst.header']
+exclude_patterns = ['_build', '**.ipynb_checkpoints']
+html_theme = 'sphinx_book_theme'
+html_theme_options = {{'repository_url': {repo!r}, 'use_repository_button': True, 'use_download_button': False,
+                      'home_page_in_toc': True, 'show_toc_level': 2}}
+html_static_path = ['_static']
+html_css_files = ['hdbo.css']
+html_copy_source = html_show_sourcelink = False
+html_last_updated_fmt = None
+"""
+
+def fingerprint():
+    "A hash of everything the site is built from: notebooks and assets, the package, settings, this script."
+    h = hashlib.sha256()
+    files = [p for d in ('nbs', 'hdbo_nb') for p in sorted((ROOT/d).rglob('*'))
+             if p.is_file() and '__pycache__' not in p.parts and not any(s.startswith('.') for s in p.relative_to(ROOT).parts)]
+    for p in files + [ROOT/'settings.ini', Path(__file__).resolve()]:
+        h.update(str(p.relative_to(ROOT)).encode()); h.update(p.read_bytes())
+    return h.hexdigest()
+
+def build_offline(out:Path, n_workers=2):
+    t0 = time.time()
+    cache = proc(n_workers)
+    t1, fp = time.time(), fingerprint()     # after proc, which refreshes sidebar.yml, nbdev.yml and _modidx.py
+    cfg = _settings()
+    pages = load_pages(cache)
+    site = Site(cfg, {p: html for p, (html, _, _) in pages.items()}, {html: anchors(nb) for html, _, nb in pages.values()})
+    src = SRC/'src'
+    shutil.rmtree(src, ignore_errors=True); (src/'_static').mkdir(parents=True)
+    for f in cache.rglob('*'):          # figures and other files the notebooks link to
+        rel = f.relative_to(cache)
+        if f.is_file() and f.suffix not in ('.ipynb', '.yml', '.yaml', '.qmd', '.md', '.css') and not rel.parts[0].startswith(('_', '.')):
+            (src/rel).parent.mkdir(parents=True, exist_ok=True); shutil.copy2(f, src/rel)
+    docs = {p: html[:-len('.html')] for p, (html, _, _) in pages.items()}
+    root = next((p for p in docs if docs[p] == 'index'), None)
+    if root is None: sys.exit('docs: no notebook renders to index.html (nbs/index.ipynb is the home page)')
+    toc = ''
+    for caption, paths in sidebar_order(cache/'sidebar.yml'):
+        names = [docs[p] for p in paths if p in docs and p != root]
+        if names: toc += '```{toctree}\n:hidden:\n' + (f':caption: {caption}\n' if caption else '') + '\n' + '\n'.join(names) + '\n```\n\n'
+    manifest = []
+    for p, (html, fm, nb) in pages.items():
+        dst = src/(docs[p] + '.ipynb'); dst.parent.mkdir(parents=True, exist_ok=True)
+        dst.write_text(json.dumps(myst_notebook(p, html, fm, nb, site, toc if p == root else ''), indent=1))
+        manifest.append({'notebook': p, 'page': html, 'title': fm.get('title'), 'math': _has_math(nb)})
+    if site.unanchored:
+        print(f'docs: {len(site.unanchored)} doc link(s) name something without a show_doc entry; they point at the '
+              f'page instead: ' + ', '.join(sorted(site.unanchored)[:8]) + (' ...' if len(site.unanchored) > 8 else ''))
+    nbd = yaml_load(cache/'nbdev.yml').get('website', {})
+    (src/'conf.py').write_text(CONF.format(title=nbd.get('title') or cfg.lib_name, repo=nbd.get('repo-url') or cfg.git_url,
+                                             author=cfg.get('author', ''), copyright=cfg.get('copyright', '')))
+    (src/'_static'/'hdbo.css').write_text(CSS)
+    if out.exists(): shutil.rmtree(out)
+    cmd = [sys.executable, '-m', 'sphinx', '-W', '--keep-going', '-q', '-E', '-b', 'html', '-d', str(SRC/'doctrees'), str(src), str(out)]
+    r = subprocess.run(cmd)
+    if r.returncode: sys.exit(f'docs: sphinx-build failed (exit {r.returncode}); warnings are errors (-W)')
+    (out/STAMP).write_text(json.dumps({'engine': 'offline', 'fingerprint': fp, 'pages': manifest}, indent=1))
+    print(f'docs: offline engine: {len(pages)} pages in {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} '
+          f'(nbdev processing {t1 - t0:.1f} s, sphinx {time.time() - t1:.1f} s)')
+
+def yaml_load(p):
+    import yaml
+    return yaml.safe_load(Path(p).read_text()) if Path(p).exists() else {}
+
+def build(engine='auto', out=None):
+    out = Path(out) if out else ROOT/'_docs'
+    if engine == 'auto': engine = 'quarto' if shutil.which('quarto') else 'offline'
+    print(f'docs: using the {engine} engine' + (' (quarto is not on PATH)' if engine == 'offline' else ' (nbdev_docs)'))
+    if engine == 'offline': return build_offline(out)
+    with _in_root(): subprocess.run([str(Path(sys.executable).parent/'nbdev_docs')], check=True)
+    write_readme()     # nbdev_docs may have rendered README.md with Quarto; keep the one `make readme` checks
+    (ROOT/'_docs'/STAMP).write_text(json.dumps({'engine': 'quarto', 'fingerprint': fingerprint()}))
+    if out != ROOT/'_docs': shutil.copytree(ROOT/'_docs', out, dirs_exist_ok=True)
+
+# ------------------------------------------------------------------ README.md
+def _fence(text, lang=''):
+    text = text.rstrip('\n')
+    ticks = '`' * max(3, 1 + max((len(m) for m in re.findall(r'`+', text)), default=0))
+    return f'{ticks}{lang}\n{text}\n{ticks}'
+
+def to_gfm(nb, site, here, title):
+    "GitHub markdown for one processed notebook (front matter already in `nb`): text, {image path: bytes}."
+    import base64
+    fm = front_matter(nb)
+    parts, files = [f"# {fm.get('title') or title}"], {}
+    if fm.get('description'): parts.append('> ' + ' '.join(fm['description'].split()))
+    for i, (kind, *rest) in enumerate(adapt_cells(nb, site, here, 'gfm')):
+        if kind == 'md': parts.append(rest[0].strip('\n')); continue
+        code, tags, outs = rest
+        if 'remove-input' not in tags: parts.append(_fence(code, 'python'))
+        for j, o in enumerate(outs if 'remove-output' not in tags else []):
+            d = o.get('data', {})
+            if o['output_type'] == 'stream': parts.append(_fence(_src(o['text'])))
+            elif o['output_type'] == 'error': parts.append(_fence(re.sub(r'\x1b\[[0-9;]*m', '', '\n'.join(o.get('traceback', [])))))
+            elif 'text/markdown' in d: parts.append(_src(d['text/markdown']).strip('\n'))
+            elif 'image/png' in d:
+                name = f'README_files/cell-{i}-output-{j}.png'
+                files[name] = base64.b64decode(_src(d['image/png'])); parts.append(f'![]({name})')
+            elif 'text/html' in d: parts.append(_src(d['text/html']).strip('\n'))
+            elif 'text/plain' in d: parts.append(_fence(_src(d['text/plain'])))
+    text = '\n\n'.join(p for p in parts if p.strip()) + '\n'
+    return re.sub(r'\n{3,}', '\n\n', text), files
+
+def readme():
+    "README.md text (GitHub markdown) and its image files, from nbs/index.ipynb through the same adapter."
+    cfg = _settings()
+    name = cfg.get('readme_nb', 'index.ipynb')
+    from nbdev.doclinks import _nbpath2html       # the page name nbdev gives a notebook (front matter's output-file)
+    pages = {p.relative_to(cfg.nbs_path).as_posix(): _nbpath2html(p.relative_to(cfg.nbs_path)).as_posix()
+             for p in cfg.nbs_path.rglob('*.ipynb')}
+    return to_gfm(proc_one(cfg.nbs_path/name), Site(cfg, pages), name, cfg.lib_name)
+
+def write_readme(check=False):
+    text, files = readme()
+    want = {ROOT/'README.md': text.encode()} | {ROOT/k: v for k, v in files.items()}
+    stale = [p.relative_to(ROOT) for p, b in want.items() if not p.exists() or p.read_bytes() != b]
+    if check:
+        if stale: sys.exit(f'README is stale ({", ".join(map(str, stale))}): run `make readme`')
+        return print('README.md is up to date with nbs/index.ipynb')
+    for p, b in want.items(): p.parent.mkdir(parents=True, exist_ok=True); p.write_bytes(b)
+    print(f'wrote README.md from nbs/index.ipynb' + (f' and {len(files)} image(s) in README_files/' if files else ''))
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    b = sub.add_parser('build', help='build the site into _docs/ (Quarto if installed, else offline)')
+    b.add_argument('--engine', choices=['auto', 'quarto', 'offline'], default='auto')
+    b.add_argument('--out', default=None, help='output folder (default _docs/)')
+    sub.add_parser('proc', help="nbdev's processing of nbs/ into _proc/, without Quarto")
+    r = sub.add_parser('readme', help='write README.md from nbs/index.ipynb')
+    r.add_argument('--check', action='store_true', help='only check that README.md is up to date')
+    a = ap.parse_args(argv)
+    if a.cmd == 'build': build(a.engine, a.out)
+    elif a.cmd == 'proc': print(f'processed notebooks into {proc()}')
+    else: write_readme(a.check)
+
+if __name__ == '__main__':   # required: nbdev's proc_nbs starts its workers with multiprocessing "spawn"
+    main()
