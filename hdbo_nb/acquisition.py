@@ -200,6 +200,7 @@ def maximize_lbfgs(f_and_grad, # (n, D) -> (values (n,), gradients (n, D))
                    candidates=None, # extra points (m, D) scored with the samples (e.g. the incumbent)
                    maxiter:int=200, # L-BFGS-B iterations
                    stacked:bool=True, # one L-BFGS-B call on all starts at once (False: one call per start)
+                   ftol:float|None=None, # stop a climb when it gains less than ftol x the samples' spread (None: scipy's rule)
                   ) -> tuple[np.ndarray, float]:
     "Maximise an acquisition over a box: random sampling, then (stacked) L-BFGS-B from the best starts."
     b = check_bounds(bounds); D = len(b); rng = as_rng(rng)
@@ -211,14 +212,20 @@ def maximize_lbfgs(f_and_grad, # (n, D) -> (values (n,), gradients (n, D))
     S, vs = _top_starts(X, v, max(n_starts, 1))
     x_best, v_best = S[0].copy(), float(vs[0])
     if n_starts <= 0 or maxiter <= 0: return x_best, v_best
+    shift, fscale = 0., 1.
+    if ftol is not None:   # scale-free stopping: the climbs see (a - median) / (max - median) of the sampled values
+        if not ftol > 0: raise ValueError(f"ftol must be > 0, got {ftol}")
+        fin = v[np.isfinite(v)]
+        if len(fin): shift = float(np.median(fin)); fscale = max(float(fin.max()) - shift, 1e-300)
     def obj(z, k):
         a, g = f_and_grad(z.reshape(k, D))
         s = float(np.sum(a))
         if not math.isfinite(s):  # rare: keep L-BFGS-B away from non-finite values
             a, g = np.where(np.isfinite(a), a, -1e300), np.nan_to_num(g)
             s = float(np.sum(a))
-        return -s, -g.ravel()
-    opts = dict(jac=True, method='L-BFGS-B', options=dict(maxiter=maxiter))
+        val = -(s - k * shift) / fscale
+        return (val if math.isfinite(val) else 1e300), -g.ravel() / fscale
+    opts = dict(jac=True, method='L-BFGS-B', options=dict(maxiter=maxiter) if ftol is None else dict(maxiter=maxiter, ftol=ftol))
     if stacked: Z = minimize(obj, S.ravel(), args=(len(S),), bounds=np.tile(b, (len(S), 1)), **opts).x.reshape(S.shape)
     else: Z = np.array([minimize(obj, s, args=(1,), bounds=b, **opts).x for s in S])
     Z = np.clip(Z, b[:, 0], b[:, 1])

@@ -208,6 +208,7 @@ class GPOptimizer(Optimizer):
         noise=1e-6,           # noise variance on the standardised scale (fixed unless fit_noise)
         fit_noise=None,       # fit the noise variance (None: when the problem declares noise_std > 0)
         lengthscale_bounds=(1e-2, 1e2),  # in unit-cube units
+        lengthscale_prior=(3., 6.),  # Gamma(shape, rate) prior on each lengthscale (unit-cube units); None: plain ML
         lengthscale0=0.5,     # initial lengthscales (unit-cube units)
         refit_reinit=True,    # at refits, also climb the likelihood from the initial values
         n_restarts=2,         # random restarts of the first hyperparameter fit
@@ -216,6 +217,7 @@ class GPOptimizer(Optimizer):
         acq_optimizer='lbfgs',  # 'lbfgs', 'direct' or 'finite'
         n_samples=1000,       # random points scored to choose L-BFGS-B starts (or the finite set)
         n_starts=5,           # L-BFGS-B starts
+        acq_ftol=1e-6,        # stop an L-BFGS-B climb gaining < acq_ftol x the acquisition's spread (None: scipy's rule)
         maxfun=None,          # DIRECT evaluations (default 1000 D)
         candidates=None,      # finite candidate set (m, D) in original units, for acq_optimizer='finite'
     )
@@ -265,15 +267,15 @@ def _gp_update(self) -> bool:
     o, U, Y = self.options, np.array(self._U), np.array(self._Y)
     if self.gp is None:
         self.gp = GP(Matern(o['nu'], np.full(self.dim, o['lengthscale0'])), noise=o['noise'], fit_noise=self.fit_noise,
-                     lengthscale_bounds=o['lengthscale_bounds'])
+                     lengthscale_bounds=o['lengthscale_bounds'], lengthscale_prior=o['lengthscale_prior'])
         self.gp.fit(U, Y, n_restarts=o['n_restarts'], rng=self.rng)
     elif len(U) - self._n_fit >= o['refit_every']:
         self.gp.fit(U, Y, n_restarts=o['refit_restarts'], rng=self.rng)   # warm start from the current values
         if o['refit_reinit']:   # also climb from the initial values; keep the better likelihood
-            theta1, lml1 = self.gp.theta, self.gp.lml_
+            theta1, lp1 = self.gp.theta, self.gp.lml_ + self.gp.log_prior_
             self.gp.kernel.lengthscale, self.gp.kernel.variance = np.full(self.dim, o['lengthscale0']), 1.
             self.gp.fit(U, Y, n_restarts=0)
-            if self.gp.lml_ < lml1: self.gp.theta = theta1
+            if self.gp.lml_ + self.gp.log_prior_ < lp1: self.gp.theta = theta1
     else:
         if len(U) > self.gp.n: self.gp.add(U[self.gp.n:], Y[self.gp.n:])
         return False
@@ -294,7 +296,7 @@ def _maximize_acq(self):
     ib = int(np.argmax(self._Y))
     near = np.clip(self._U[ib] + 0.05 * self.rng.standard_normal((max(o['n_samples'] // 10, 1), D)), 0, 1)
     return maximize_lbfgs(lambda X: acq.value_and_grad(gp, X), unit, rng=self.rng, n_samples=o['n_samples'],
-                          n_starts=o['n_starts'], f=f, candidates=near)
+                          n_starts=o['n_starts'], f=f, candidates=near, ftol=o['acq_ftol'])
 
 def _gp_ask(self):
     n_told = len(self.trace)

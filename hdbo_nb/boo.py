@@ -65,7 +65,7 @@ from .bo import GPEI, GPUCB
 class _BOOPaperGP:
     "The BOO paper's settings for the core GP baselines: nu = 4 + (D+1)/2, DIRECT, refit every point, D+1 random points."
     defaults = dict(nu=None, acq_optimizer='direct', refit_every=1, init='uniform', lengthscale_bounds=(1e-2, 5.),
-                    noise=1e-10)
+                    noise=1e-10, lengthscale_prior=None)   # the paper fits by maximum likelihood: no prior
     def setup(self):
         if self.options['nu'] is None: self.options['nu'] = boo_nu(self.dim)
         super().setup()

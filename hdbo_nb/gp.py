@@ -245,6 +245,7 @@ class GP:
                  normalize_y:bool=True, # standardise y with the mean/std computed in `fit`
                  fit_noise:bool=False, # also fit log(noise) by maximum likelihood
                  lengthscale_bounds=(1e-3, 1e3), # absolute bounds (input units) for every lengthscale
+                 lengthscale_prior=None, # (a, b): a Gamma(a, rate b) prior on every lengthscale (MAP fit); None: ML
                  variance_bounds=(1e-4, 1e4), # bounds for the signal variance (standardised scale)
                  noise_bounds=(1e-8, 10.), # bounds for the noise variance when `fit_noise`
                  n_restarts:int=2, # default number of random restarts of the likelihood optimiser
@@ -259,12 +260,17 @@ class GP:
         for nm, b in [('lengthscale', lengthscale_bounds), ('variance', variance_bounds), ('noise', noise_bounds)]:
             if not (len(b) == 2 and 0 < b[0] <= b[1] < np.inf): raise ValueError(f"{nm}_bounds must be 0 < lo <= hi, got {b}")
         self.lengthscale_bounds, self.variance_bounds, self.noise_bounds = lengthscale_bounds, variance_bounds, noise_bounds
+        if lengthscale_prior is not None:
+            lengthscale_prior = tuple(float(v) for v in lengthscale_prior)
+            if not (len(lengthscale_prior) == 2 and all(np.isfinite(v) and v > 0 for v in lengthscale_prior)):
+                raise ValueError(f"lengthscale_prior must be (shape a > 0, rate b > 0) or None, got {lengthscale_prior}")
+        self.lengthscale_prior = lengthscale_prior
         self.n_restarts, self.max_jitter, self.maxiter = n_restarts, max_jitter, maxiter
         self._rng = as_rng(rng)
         self.X, self.y = None, None
         self.y_mean, self.y_std = 0., 1.
         self.L = self.alpha = None
-        self.jitter, self.lml_ = 0., None
+        self.jitter, self.lml_, self.log_prior_ = 0., None, 0.
         self.n_fits = 0   # hyperparameter optimisations done so far
 
     @property
@@ -313,6 +319,21 @@ def _theta_bounds(self) -> np.ndarray:
 GP.theta = property(_theta_get, _theta_set, doc="log-hyperparameters (log lengthscale(s), log variance[, log noise])")
 GP._theta_unpack, GP.theta_bounds = _theta_unpack, property(_theta_bounds, doc="(p, 2) bounds on `theta`")
 
+# %% ../nbs/01_gp.ipynb #b3928598
+@_method
+def _log_prior(self,
+               theta, # log-hyperparameters (see `theta`)
+              ) -> tuple[float, np.ndarray]:
+    "Log prior density of `theta` and its gradient (zero without `lengthscale_prior`)."
+    theta = np.asarray(theta, dtype=float)
+    g = np.zeros(theta.shape)
+    if self.lengthscale_prior is None: return 0., g
+    a, b = self.lengthscale_prior
+    m = self.kernel.n_lengthscales
+    t = theta[:m]
+    g[:m] = a - b * np.exp(t)
+    return float(np.sum(a * math.log(b) - math.lgamma(a) + a * t - b * np.exp(t))), g
+
 # %% ../nbs/01_gp.ipynb #8fe388d0
 def _Kf(self, A):
     "Noise-free kernel matrix (and g) of scaled training inputs A."
@@ -327,6 +348,7 @@ def _factor(self):
     self._z = lapack.dtrtrs(self.L, self._ys, lower=1)[0]
     self.alpha = lapack.dtrtrs(self.L, self._z, lower=1, trans=1)[0]
     self.lml_ = float(-0.5 * self._z @ self._z - np.log(np.diagonal(self.L)).sum() - 0.5 * self.n * _LOG2PI)
+    self.log_prior_ = self.log_prior(self.theta)[0]
 
 def _set_data(self, X, y):
     X = _as_X(X); y = _as_y(y, len(X))
@@ -526,10 +548,11 @@ def _optimize(self, n_restarts:int, rng=None, maxiter:int|None=None, both:bool=T
     bounds = self.theta_bounds
     starts = [np.clip(self.theta, bounds[:, 0], bounds[:, 1])]
     starts += [rng.uniform(bounds[:, 0], bounds[:, 1]) for _ in range(n_restarts)]
-    def obj(t):
+    def obj(t):   # minus the log posterior (the log likelihood when there is no prior)
         try: lml, g = self._lml(t, grad=True)
         except GPError: return 1e30, np.zeros_like(t)
-        return -lml, -g
+        lp, glp = self.log_prior(t)
+        return -(lml + lp), -(g + glp)
     best = None
     for i, t0 in enumerate(starts):
         f0, g0 = obj(t0)

@@ -552,7 +552,8 @@ def _unit(name:str, D:int) -> tuple:
 def fig1_methods(D:int, d:int=5) -> dict:
     "MS-UCB(N0=1, alpha=0, d), the six baselines, and our incumbent-z ablation (labelled), as stated above."
     return {'MS-UCB': ('ms-ucb', dict(d=d, N0=1, alpha=0)),
-            'GP-UCB': ('gp-ucb', dict(n_init=20, init='uniform', beta_scale=1., n_samples=10 * D, n_starts=10)),
+            'GP-UCB': ('gp-ucb', dict(n_init=20, init='uniform', beta_scale=1., n_samples=10 * D, n_starts=10,
+                                      lengthscale_prior=None)),
             'Dropout-UCB': ('dropout-ucb', dict(d=d)), 'LineBO': ('line-bo', {}), 'SRE': ('sre', dict(d=d)),
             'REMBO': ('rembo', dict(d=d)), 'HeSBO': ('hesbo', dict(d=d)),
             'MS-UCB+incumbent z (ours)': ('ms-ucb', dict(d=d, N0=1, alpha=0, include_incumbent_z=True))}
