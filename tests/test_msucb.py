@@ -60,12 +60,12 @@ def test_nan_is_recorded_and_ignored():
 def test_low_dim_convergence():
     """Acceptance check 7, calibrated: Camelback in D = 4 with the active coordinates in the y-part (d = 2).
     With the defaults (isotropic kernel, the paper's beta_t) the best-so-far regret after 60 iterations is
-    0.06-0.3 (the random z-coordinates blur an isotropic kernel and beta_t ~ 60-100 keeps exploring); with an ARD
-    kernel and beta_scale = 0.1 it is below 1e-2 in most seeds."""
+    0.06-0.3 in all of seeds 0-7 (the random z-coordinates blur an isotropic kernel and beta_t ~ 60-100 keeps
+    exploring); with an ARD kernel and beta_scale = 0.1 it is below 1e-2 in 7 of seeds 0-7 (0.085 in seed 1)."""
     P = get_problem('augmented-camelback', dim=4, active=[2, 3], rescale_to=(-1, 1))
-    res = [optimize(P, 'ms-ucb', budget=80, rng=s, d=2, kernel=Matern(2.5, [1.] * 4), beta_scale=0.1).simple_regret()[-1]
-           for s in (0, 2, 3)]
-    assert np.median(res) < 1e-2, res
+    res = np.array([optimize(P, 'ms-ucb', budget=80, rng=s, d=2, kernel=Matern(2.5, [1.] * 4), beta_scale=0.1).simple_regret()[-1]
+                    for s in range(8)])
+    assert (res < 1e-2).sum() >= 6, res   # "in most seeds"
 
 
 @pytest.mark.parametrize('name,floor', [('ackley', 1.27), ('levy', 1.81), ('hyper-ellipsoid', 5.05)])
