@@ -13,7 +13,7 @@ maximum 3.2032, regret ~0.12). Seeds are interleaved (seed 0 for every method, t
 other processes on a shared machine affects every method alike; CPU time is the least load-sensitive measure.
 
     pip install -e ".[peers]"      # bayesian-optimization>=3,<4, scikit-optimize>=0.10,<0.11
-    python benchmarks/peers.py [--seeds 10] [--problems branin hartmann6] [--peers bayes_opt skopt]
+    python benchmarks/peers.py [--seeds 10] [--first-seed 0] [--problems branin hartmann6] [--peers bayes_opt skopt]
 
 The budget counts every evaluation, initial designs included, for every method. Regret is computed from the
 noiseless values of the points each method evaluated: r = f* - max_i f(x_i).
@@ -66,6 +66,7 @@ RUNNERS = {'ours gp-ucb': run_ours('gp-ucb'), 'ours gp-ei': run_ours('gp-ei'),
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--seeds', type=int, default=10)
+    ap.add_argument('--first-seed', type=int, default=0, help='seeds are first-seed, first-seed + 1, ...')
     ap.add_argument('--problems', nargs='+', default=list(BUDGETS))
     ap.add_argument('--peers', nargs='+', default=['bayes_opt', 'skopt'])
     ap.add_argument('--ours', nargs='*', default=['gp-ucb', 'gp-ei'], help='our methods (ratios are against these)')
@@ -83,7 +84,7 @@ def main(argv=None):
     for pname in a.problems:
         problem, budget = get_problem(pname), BUDGETS.get(pname, 50)
         res = {m: dict(time=0., cpu=0., regret=[]) for m in methods}
-        for s in range(a.seeds):   # interleaved, so that load from other processes hits every method alike
+        for s in range(a.first_seed, a.first_seed + a.seeds):   # interleaved, so that load from other processes hits every method alike
             for m in methods:
                 t0, c0 = time.perf_counter(), time.process_time()
                 f = RUNNERS[m](problem, budget, s)

@@ -46,7 +46,7 @@ def cmd_list(args) -> int:
 def cmd_run(args) -> int:
     "Run (or resume) an experiment sweep into the cache."
     exp = ex.get_experiment(args.experiment, args.scale)
-    print(f"{exp!r} -> {os.path.join(args.cache, exp.name)}", flush=True)
+    print(f"{exp!r} -> {os.path.join(args.cache, exp.group, exp.name)}", flush=True)   # where run_experiment writes
     rep = ex.run_experiment(exp, args.cache, n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
                             rerun=args.rerun)
     print(rep)
