@@ -465,20 +465,26 @@ def plot_regret(results:Results, # from `load_results`
 def summary_table(results:Results, # from `load_results`
                   kind:str='simple', # regret at the end of the budget: 'simple' or 'cumulative'
                  ) -> str:
-    "A plain-text table: median final regret [IQR] and mean seconds per run, per problem and method."
-    curves = regret_curves(results, kind)
-    rows = [('problem', 'method', 'seeds', f'median final {kind} regret [IQR]', 'sec/run')]
+    "A plain-text table: median final regret [IQR] (the best value found where f* is unknown) and seconds per run."
+    known = {k: v for k, v in results.items() if all(t.meta.get('f_opt') is not None for t in v)}
+    curves = regret_curves(known, kind)
+    head = f'median final {kind} regret [IQR]' + (' or best y' if len(known) < len(results) else '')
+    rows = [('problem', 'method', 'seeds', head, 'sec/run')]
     exp = getattr(results, 'experiment', None)
-    probs = results.problems if exp else sorted({k[1] for k in curves})
-    meths = results.methods if exp else sorted({k[0] for k in curves})
+    probs = results.problems if exp else sorted({k[1] for k in results})
+    meths = results.methods if exp else sorted({k[0] for k in results})
     for p in probs:
         for ml in meths:
-            if (ml, p) not in curves: continue
-            A = curves[(ml, p)]
-            last = np.array([r[~np.isnan(r)][-1] if (~np.isnan(r)).any() else np.nan for r in A])
+            if (ml, p) not in results: continue
+            if (ml, p) in curves:
+                A = curves[(ml, p)]
+                last = np.array([r[~np.isnan(r)][-1] if (~np.isnan(r)).any() else np.nan for r in A])
+                pre = ''
+            else:   # no known optimum: the best observed value of each run
+                last = np.array([t.best_y if len(t) else np.nan for t in results[(ml, p)]]); pre = 'best y '
             q1, med, q3 = np.nanpercentile(last, [25, 50, 75])
             secs = np.mean([t.meta.get('wall_time', t.times[-1] if len(t) else np.nan) for t in results[(ml, p)]])
-            rows.append((p, ml, str(len(A)), f"{med:.3g} [{q1:.3g}, {q3:.3g}]", f"{secs:.2f}"))
+            rows.append((p, ml, str(len(last)), f"{pre}{med:.4g} [{q1:.4g}, {q3:.4g}]" if pre else f"{med:.3g} [{q1:.3g}, {q3:.3g}]", f"{secs:.2f}"))
     w = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ['  '.join(c.ljust(w[i]) for i, c in enumerate(r)).rstrip() for r in rows]
     lines.insert(1, '  '.join('-' * x for x in w))
