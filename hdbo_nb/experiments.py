@@ -431,7 +431,13 @@ def plot_regret(results:Results, # from `load_results`
                ):
     "One log-scale panel per problem: mean regret over seeds with the stated interval. Returns the figure."
     import matplotlib.pyplot as plt
-    curves = regret_curves(results, kind)
+    known = {k: v for k, v in results.items() if all(t.meta.get('f_opt') is not None for t in v)}
+    curves = regret_curves(known, kind)
+    for k, trs in results.items():   # no known optimum: the best value found so far, on a linear axis
+        if k in known: continue
+        A = np.full((len(trs), max([t.meta.get('budget') or len(t) for t in trs])), np.nan)
+        for i, t in enumerate(trs): A[i, :len(t)] = np.fmax.accumulate(t.y) if len(t) else []
+        curves[k] = A
     exp = getattr(results, 'experiment', None)
     problems = problems or (results.problems if exp else sorted({k[1] for k in curves}))
     methods = methods or (results.methods if exp else sorted({k[0] for k in curves}))
@@ -440,16 +446,20 @@ def plot_regret(results:Results, # from `load_results`
     fig, axs = plt.subplots(nr, nc, figsize=(4.6 * nc, 3.6 * nr), squeeze=False)
     for ax, p in zip(axs.flat, problems):
         n_seeds = set()
+        raw = any((ml, p) in results and (ml, p) not in known for ml in methods)   # best values, not regret
         for i, ml in enumerate(methods):
             if (ml, p) not in curves: continue
             A = curves[(ml, p)]; n_seeds.add(A.shape[0])
-            if log_mean: m, lo, hi = (10 ** v for v in mean_interval(np.log10(np.maximum(A, floor)), interval))
+            if log_mean and not raw: m, lo, hi = (10 ** v for v in mean_interval(np.log10(np.maximum(A, floor)), interval))
             else: m, lo, hi = mean_interval(A, interval)
             t = np.arange(1, A.shape[1] + 1)
             lab = method_legend(ml, *exp.methods[ml]) if exp else ml
-            ln, = ax.plot(t, np.maximum(m, floor), lw=1.6, label=lab, color=f"C{i}")
-            if interval != 'none': ax.fill_between(t, np.maximum(lo, floor), np.maximum(hi, floor), color=ln.get_color(), alpha=0.18, lw=0)
-        ax.set_yscale('log'); ax.set_xlabel('evaluations'); ax.set_ylabel(REGRET_LABELS[kind])
+            clip = (lambda v: v) if raw else (lambda v: np.maximum(v, floor))
+            ln, = ax.plot(t, clip(m), lw=1.6, label=lab, color=f"C{i}")
+            if interval != 'none': ax.fill_between(t, clip(lo), clip(hi), color=ln.get_color(), alpha=0.18, lw=0)
+        if raw: ax.set_ylabel('best value so far (f* unknown)')
+        else: ax.set_yscale('log'); ax.set_ylabel(REGRET_LABELS[kind])
+        ax.set_xlabel('evaluations')
         ns = '/'.join(map(str, sorted(n_seeds)))
         ax.set_title(f"{p} ({ns} seeds)", fontsize=10); ax.grid(True, which='major', alpha=0.3)
     for ax in list(axs.flat)[len(problems):]: ax.set_visible(False)
@@ -457,6 +467,7 @@ def plot_regret(results:Results, # from `load_results`
     if title is None:
         name = f"{exp.name}{' (' + exp.scale + ')' if exp and exp.scale else ''}: " if exp else ''
         what = f"{kind} regret, mean of log10" if log_mean else f"{kind} regret, mean"
+        if not known: what = "best value so far, mean"   # no problem with a known optimum"
         title = f"{name}{what} {INTERVALS[interval]} over seeds" if interval != 'none' else f"{name}{what} over seeds"
     fig.suptitle(title, fontsize=11); fig.tight_layout()
     return fig
