@@ -199,7 +199,8 @@ class Trace:
         if not len(self): raise ValueError("empty trace")
         y = np.where(np.isnan(self.y), -np.inf, self.y)
         return int(np.argmax(y))
-    best_x = property(lambda s: s.X[s.best_index], doc="the point with the best observed value")
+    best_x = property(lambda s: np.array(s.meta['best_x'], dtype=float) if s.meta.get('x_omitted') else s.X[s.best_index],
+                      doc="the point with the best observed value")
     best_y = property(lambda s: s.y[s.best_index], doc="the best observed value")
 
     def _f_opt(self, f_opt):
@@ -256,6 +257,7 @@ def _trace_to_dict(tr):
 
 def _trace_from_parts(dim, meta, X, y, f, times, diag, src):
     n = len(y)
+    if meta.get('x_omitted'): X = np.full((n, dim), np.nan)   # saved without its points (see `Trace.save`)
     X = np.asarray(X, dtype=float).reshape(-1, dim) if n else np.zeros((0, dim))
     if not (len(X) == n == len(f) == len(times)) or any(len(v) != n for v in diag.values()):
         raise CorruptTraceError(f"{src}: arrays have inconsistent lengths")
@@ -266,17 +268,23 @@ def _trace_from_parts(dim, meta, X, y, f, times, diag, src):
     tr._diag = {k: list(map(float, v)) for k, v in diag.items()}
     return tr
 
-def _save(self, path) -> str:
-    "Save to `path` (`.npz`: arrays + JSON metadata; `.json`: everything as JSON), atomically. Returns the path."
+def _save(self,
+          path, # `.npz` (arrays + JSON metadata) or `.json` (everything as JSON)
+          store_x:bool=True, # False: keep only the best point (for very large D x n; the points load as NaN)
+         ) -> str:
+    "Save to `path`, atomically. Returns the path."
     path = os.fspath(path)
     meta = dict(self.meta, n_evals=len(self))
+    if not store_x and len(self) and not self.meta.get('x_omitted'):
+        meta.update(x_omitted=True, best_x=self.best_x.tolist())
+    X = np.zeros((0, self.dim)) if meta.get('x_omitted') else self.X
     if path.endswith('.json'):
-        d = _trace_to_dict(self); d['meta'] = _jsonable(meta)
+        d = _trace_to_dict(self); d['meta'] = _jsonable(meta); d['X'] = X.tolist()
         def w(tmp):
             with open(tmp, 'w') as fh: json.dump(d, fh)
     else:
         if not path.endswith('.npz'): path += '.npz'
-        arrs = dict(X=self.X, y=self.y, f=self.f, times=self.times, dim=np.array(self.dim),
+        arrs = dict(X=X, y=self.y, f=self.f, times=self.times, dim=np.array(self.dim),
                     meta_json=np.array(json.dumps(_jsonable(meta))))
         arrs.update({f'diag__{k}': v for k, v in self.diagnostics.items()})
         def w(tmp):

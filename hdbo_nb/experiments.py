@@ -10,11 +10,11 @@ import numpy as np
 from .core import Problem, Trace, CorruptTraceError, as_rng, progress, _jsonable
 
 # %% auto #0
-__all__ = ['BLAS_ENV_VARS', 'REGRET_LABELS', 'INTERVALS', 'EXPERIMENTS', 'SCALES', 'PAPER_MODULES', 'default_blas_threads',
-           'set_blas_env', 'Experiment', 'run_hash', 'Run', 'experiment_runs', 'CorruptCacheWarning', 'parallel_map',
-           'SweepReport', 'validate_experiment', 'run_experiment', 'Results', 'load_results', 'regret_curves',
-           'mean_interval', 'method_legend', 'plot_regret', 'summary_table', 'register_experiment', 'get_experiment',
-           'list_experiments', 'load_all', 'smoke', 'baselines']
+__all__ = ['BLAS_ENV_VARS', 'MAX_X_VALUES', 'REGRET_LABELS', 'INTERVALS', 'EXPERIMENTS', 'SCALES', 'PAPER_MODULES',
+           'default_blas_threads', 'set_blas_env', 'Experiment', 'run_hash', 'Run', 'experiment_runs',
+           'CorruptCacheWarning', 'parallel_map', 'SweepReport', 'validate_experiment', 'run_experiment', 'Results',
+           'load_results', 'regret_curves', 'mean_interval', 'method_legend', 'plot_regret', 'summary_table',
+           'register_experiment', 'get_experiment', 'list_experiments', 'load_all', 'smoke', 'baselines']
 
 # %% ../nbs/05_experiments.ipynb #6c967cae
 BLAS_ENV_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS',
@@ -208,6 +208,8 @@ def _optimize(problem, method, budget, rng=None, _check_only=False, **options):
     if _check_only: return None
     return optimize(problem, method, budget, rng=rng, **options)
 
+MAX_X_VALUES = 200_000   # runs with more stored coordinates (D x evaluations) keep only their best point
+
 def _execute(run:Run, blas_threads:int=1):
     "Run one cell in this process with `blas_threads` BLAS threads (0: as is): returns `(run, trace or None, error or None)`."
     from threadpoolctl import threadpool_limits
@@ -329,7 +331,7 @@ def run_experiment(exp:Experiment|str, # an Experiment, or a registered name (se
         for run, tr, err in parallel_map(functools.partial(_execute, blas_threads=blas_threads), todo,
                                          n_jobs=n_jobs, backend=backend, scheduler=scheduler):
             if err is None:
-                tr.save(run.path(cache_dir)); rep.ran += 1
+                tr.save(run.path(cache_dir), store_x=tr.dim * len(tr) <= MAX_X_VALUES); rep.ran += 1
             else: rep.failed.append((f"{run.method_label} on {run.problem_label}, seed {run.seed}", err))
             bar.update(postfix=f"{run.method_label}/{run.problem_label}/s{run.seed}")
     finally:
