@@ -284,8 +284,10 @@ def _save(self,
             with open(tmp, 'w') as fh: json.dump(d, fh)
     else:
         if not path.endswith('.npz'): path += '.npz'
+        bx = meta.pop('best_x', None)   # an array beside the metadata, not in its JSON text
         arrs = dict(X=X, y=self.y, f=self.f, times=self.times, dim=np.array(self.dim),
                     meta_json=np.array(json.dumps(_jsonable(meta))))
+        if bx is not None: arrs['best_x'] = np.asarray(bx, dtype=float)
         arrs.update({f'diag__{k}': v for k, v in self.diagnostics.items()})
         def w(tmp):
             with open(tmp, 'wb') as fh: np.savez(fh, **arrs)
@@ -303,6 +305,7 @@ def _load(cls, path) -> Trace:
                                      num(d['f']), num(d['times']), {k: num(v) for k, v in d['diagnostics'].items()}, path)
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(str(z['meta_json']))
+            if 'best_x' in z.files: meta['best_x'] = z['best_x'].tolist()
             diag = {k[6:]: z[k] for k in z.files if k.startswith('diag__')}
             return _trace_from_parts(int(z['dim']), meta, z['X'], z['y'], z['f'], z['times'], diag, path)
     except CorruptTraceError: raise
