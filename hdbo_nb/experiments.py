@@ -55,6 +55,7 @@ class Experiment:
     description: str = '' # one line for `hdbo list`
     scale: str|None = None # 'quick' or 'full' when built by the registry
     group: str = '' # a cache sub-directory shared by related experiments (a paper's: 'boo', 'msucb')
+    problem_options: dict = field(default_factory=dict) # {problem label: {method label: {options}}}: per-problem extra options
 
     def __post_init__(self):
         if not re.fullmatch(r'[A-Za-z0-9][A-Za-z0-9._-]*', self.name or ''):
@@ -76,6 +77,16 @@ class Experiment:
         for p in self.problems:
             b = self.budget_for(p)
             if int(b) != b or b < 1: raise ValueError(f"budget must be a positive integer, got {b!r} for {p!r}")
+        for p, per in self.problem_options.items():
+            if p not in self.problems: raise ValueError(f"problem_options names an unknown problem {p!r}")
+            for m, o in per.items():
+                if m not in self.methods: raise ValueError(f"problem_options[{p!r}] names an unknown method {m!r}")
+                if not isinstance(o, dict) or 'rng' in o or 'budget' in o:
+                    raise ValueError(f"problem_options[{p!r}][{m!r}] must be a dict of options without rng and budget")
+
+    def options_for(self, method_label:str, problem_label:str) -> dict:
+        "The options of `method_label`'s runs on `problem_label`: the method's, updated by `problem_options`."
+        return {**self.methods[method_label][1], **self.problem_options.get(problem_label, {}).get(method_label, {})}
 
     def budget_for(self, problem_label:str) -> int:
         "The budget of runs on `problem_label`."
@@ -179,8 +190,8 @@ class Run:
 def experiment_runs(exp:Experiment, runner=None) -> list[Run]:
     "The runs of `exp`, problem-major then method then seed."
     where = f"{exp.group}/{exp.name}" if exp.group else exp.name  # runs go in cache_dir/group/name/
-    return [Run(where, ml, m, opts, pl, ps, exp.budget_for(pl), s, runner)
-            for pl, ps in exp.problems.items() for ml, (m, opts) in exp.methods.items() for s in exp.seeds]
+    return [Run(where, ml, m, exp.options_for(ml, pl), pl, ps, exp.budget_for(pl), s, runner)
+            for pl, ps in exp.problems.items() for ml, (m, _) in exp.methods.items() for s in exp.seeds]
 
 # %% ../nbs/05_experiments.ipynb #265b4757
 class CorruptCacheWarning(UserWarning):
@@ -463,7 +474,10 @@ def plot_regret(results:Results, # from `load_results`
         else: ax.set_yscale('log'); ax.set_ylabel(REGRET_LABELS[kind])
         ax.set_xlabel('evaluations')
         ns = '/'.join(map(str, sorted(n_seeds)))
-        ax.set_title(f"{p} ({ns} seeds)", fontsize=10); ax.grid(True, which='major', alpha=0.3)
+        extra = (exp.problem_options.get(p, {}) if exp else {})   # options that differ on this panel only
+        extra = '\n'.join(method_legend(ml, ml, o) for ml, o in extra.items() if ml in methods)
+        ax.set_title(f"{p} ({ns} seeds)" + (f"\nhere: {extra}" if extra else ''), fontsize=10 if not extra else 8)
+        ax.grid(True, which='major', alpha=0.3)
     for ax in list(axs.flat)[len(problems):]: ax.set_visible(False)
     axs.flat[0].legend(fontsize=8)
     if title is None:
