@@ -447,7 +447,7 @@ def _add(self,
         if not d2 > 1e-12 * diag:   # numerically a duplicate: refactorise with jitter escalation
             self._factor(); continue
         n = len(self.L)
-        L = np.zeros((n + 1, n + 1))
+        L = np.zeros((n + 1, n + 1), order='F')   # LAPACK's layout: the solves in predict then never copy L
         L[:n, :n] = self.L; L[n, :n] = l; L[n, n] = math.sqrt(d2)
         zn = (ys - l @ self._z) / L[n, n]
         self.L, self._z = L, np.append(self._z, zn)
