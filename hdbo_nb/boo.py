@@ -185,11 +185,7 @@ def _fig3_methods(full:bool=True):
 def boo_fig3(scale:str='quick'):
     "BOO paper Fig. 3: BOO, SOO, BaMSOO, IMGPO, GP-EI, GP-UCB on Hartmann-3, Schwefel-3, Shekel-4 (log10 simple regret)."
     full = scale == 'full'
-    # Full Shekel-4 (N = 800): GP-EI/GP-UCB refit the ARD likelihood every 10th point (rank-one updates between);
-    # refitting after every point costs about an hour per run here (see "Differences from the paper").
-    slow = {m: dict(refit_every=10) for m in ('GP-EI', 'GP-UCB')}
     return Experiment('boo-fig3', group='boo', methods=_fig3_methods(full),
-                      problem_options={'Shekel-4': slow} if full else {},
                       problems={'Hartmann-3': ('hartmann3', {}), 'Schwefel-3': ('schwefel', {'dim': 3}),
                                 'Shekel-4': ('shekel10', {})},
                       seeds=15 if full else 2,
