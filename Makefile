@@ -68,3 +68,4 @@ bench: install
 	$(BIN)/python -m pip install -q -e ".[peers]"
 	$(BIN)/python benchmarks/peers.py
 	$(BIN)/python benchmarks/gp.py
+	$(BIN)/python benchmarks/boo.py
