@@ -18,7 +18,7 @@ __all__ = ['LAMBDA_RULES', 'sphere', 'ball', 'si_design', 'A_op', 'A_adj', 'si_p
            'spectral_norm', 'DSResult', 'dantzig_selector', 'matrix_lasso', 'subspace_from', 'cos_theta',
            'random_subspace', 'lambda_paper', 'lambda_noise', 'lambda_practical', 'learn_subspace', 'z_grid',
            'GridPosterior', 'SubspaceUCB', 'ExactUCB', 'RandomSUCB', 'RandomHUCB', 'RandomBall', 'SIBO',
-           'sibo_gp_problem', 'gabor_filter', 'gabor_problem']
+           'sibo_gp_problem', 'gabor_filter', 'gabor_problem', 'sibo_fig3', 'sibo_k', 'sibo_gabor', 'sibo_randomh']
 
 # %% ../nbs/20_sibo.ipynb #9c5cf90c
 def sphere(n:int, # number of points
@@ -291,31 +291,37 @@ def z_grid(k:int, # dimension of the subspace
 class GridPosterior:
     "A GP posterior on a fixed candidate set, updated in O(n m) per observation from the GP's Cholesky factor."
     def __init__(self, gp:GP, Z:np.ndarray):
+        if gp.normalize_y: raise ValueError("GridPosterior needs a GP with normalize_y=False (fixed y scale)")
         self.gp, self.Z = gp, np.asarray(Z, dtype=float)
-        self.V, self._diag = None, None
+        self._buf, self._diag = None, None          # rows 0..n-1 of _buf hold V = L^-1 K(X, Z)
+    @property
+    def V(self): return self._buf[:self.gp.n]
     def _full(self):
         gp = self.gp
-        self.V = linalg.solve_triangular(gp.L, gp.kernel(gp.X, self.Z), lower=True)
+        V = linalg.solve_triangular(gp.L, gp.kernel(gp.X, self.Z), lower=True)
+        self._buf = np.empty((max(2 * len(V), 64), len(self.Z))); self._buf[:len(V)] = V
         self._diag = np.diagonal(gp.L).copy()
+        self._mu, self._var = V.T @ gp._z, gp.kernel.variance - np.einsum('ij,ij->j', V, V)
     def add(self, z, y):
         "Add one observation to the GP and to the grid posterior."
         gp, n = self.gp, self.gp.n
         gp.add(np.asarray(z, dtype=float)[None], [y])
-        if self.V is None or n == 0 or not np.array_equal(np.diagonal(gp.L)[:n], self._diag):
+        if self._buf is None or n == 0 or not np.array_equal(np.diagonal(gp.L)[:n], self._diag):
             return self._full()   # first point or a refactorisation (jitter): start again
+        if n == len(self._buf):   # grow the buffer geometrically: amortised O(m) per row
+            b = np.empty((2 * n, len(self.Z))); b[:n] = self._buf; self._buf = b
         l, lnn = gp.L[n, :n], gp.L[n, n]
-        v = (gp.kernel(gp.X[n:n + 1], self.Z)[0] - l @ self.V) / lnn
-        self.V = np.vstack([self.V, v]); self._diag = np.append(self._diag, lnn)
+        v = self._buf[n] = (gp.kernel(gp.X[n:n + 1], self.Z)[0] - l @ self._buf[:n]) / lnn
+        self._diag = np.append(self._diag, lnn)
+        self._mu += v * gp._z[n]; self._var -= v * v     # earlier entries of L^-1 y do not change
     def fit(self, Zd, y):
         "Set the GP's data (hyperparameters fixed) and the grid posterior from scratch."
         self.gp.fit(np.asarray(Zd, dtype=float), np.asarray(y, dtype=float), optimize=False); self._full()
     def mean_std(self):
         "Posterior mean and std of f on the grid."
         gp = self.gp
-        if gp.n == 0: return np.full(len(self.Z), gp.y_mean), np.full(len(self.Z), gp.y_std * math.sqrt(gp.kernel.variance))
-        mu = gp.y_mean + gp.y_std * (self.V.T @ gp._z)
-        var = gp.kernel.variance - np.einsum('ij,ij->j', self.V, self.V)
-        return mu, gp.y_std * np.sqrt(np.maximum(var, 0.))
+        if gp.n == 0: return np.zeros(len(self.Z)), np.full(len(self.Z), math.sqrt(gp.kernel.variance))
+        return self._mu.copy(), np.sqrt(np.maximum(self._var, 0.))
 
 # %% ../nbs/20_sibo.ipynb #c6eb3db0
 def _cube_centre_radius(bounds):
@@ -516,9 +522,7 @@ class SIBO(SubspaceUCB):
         if self.problem_A is not None and np.shape(self.problem_A)[1] == self.dim:
             m['cos_theta'] = cos_theta(self.problem_A, A_hat).tolist()
 
-# %% ../nbs/20_sibo.ipynb #69f165a3
-def _ortho_rows(k, d, rng): return random_subspace(k, d, rng)
-
+# %% ../nbs/20_sibo.ipynb #941f0143
 def _disc_max(g, k, R, n=201):
     "Max and min of a function of z on the k-ball (k <= 3): a grid, then L-BFGS-B from the best points."
     Z = z_grid(k, R, {1: 4001, 2: n, 3: 41}[k])
@@ -543,7 +547,7 @@ def sibo_gp_problem(d:int=100, # ambient dimension
     if k > 3: raise ValueError(f"k must be 1, 2 or 3, got {k}")
     rng = np.random.default_rng([seed, 2013])
     R = 1 + eps_bar
-    A = _ortho_rows(k, d, rng)
+    A = random_subspace(k, d, rng)
     U = ball(n_anchors, k, R, rng)
     kern = Matern(2.5, lengthscale)
     K = kern(U) + 1e-10 * np.eye(n_anchors)
@@ -581,9 +585,53 @@ def gabor_problem(size:int=17, # filter size: d = size^2
     rng = np.random.default_rng([seed, 289])
     th = gabor_filter(size, angle=rng.uniform(0, math.pi))
     if th.clip(0).sum() < 1: raise ValueError("the hyperplane theta^T x = 1 misses the cube; choose another filter")
-    x_opt = np.clip(th, 0, None) / th.clip(0).sum()  # a point with theta^T x = ||theta||^2 / sum(theta_+) ... scaled below
-    x_opt = np.where(th > 0, 1., 0.) * (1. / th.clip(0).sum())
+    x_opt = np.where(th > 0, 1. / th.clip(0).sum(), 0.)   # theta^T x_opt = 1, inside the cube as sum(theta_+) >= 1
     f = lambda X: np.exp(-(np.atleast_2d(X) @ th - 1.) ** 2)
     p = Problem(f, np.tile([0., 1.], (len(th), 1)), f_opt=1., x_opt=x_opt, noise_std=noise_std, name=f"gabor-{len(th)}d", vectorized=True)
     p.A, p.domain = th[None], 'cube'
     return p
+
+# %% ../nbs/20_sibo.ipynb #56e8d165
+from .experiments import Experiment, register_experiment
+
+def _sibo_methods(k:int, m_X:int, **si):
+    return {'SI-BO': ('si-bo', dict(k=k, m_X=m_X, **si)), 'Exact-UCB': ('exact-ucb', dict(k=k)),
+            'RandomS-UCB': ('randoms-ucb', dict(k=k)), 'Random': ('random-ball', {})}
+
+@register_experiment(name='sibo-fig3')
+def sibo_fig3(scale:str='quick'):
+    "SI-BO paper Fig. 3 a/d: a 2-D Matérn GP sample hidden in d = 100 (quick: 30); SI-BO, Exact-UCB, RandomS-UCB, random search."
+    full = scale == 'full'
+    d = 100 if full else 30
+    return Experiment('sibo-fig3', group='sibo', methods=_sibo_methods(2, 5 if full else 3),
+                      problems={f'GP sample, d = {d}': functools.partial(sibo_gp_problem, d=d)},
+                      seeds=10 if full else 3, budget=3500 if full else 600)
+
+@register_experiment(name='sibo-k')
+def sibo_k(scale:str='quick'):
+    "SI-BO paper Fig. 3 b/e: SI-BO with k = 1, 2, 3 on the GP sample with k = 2 (d = 100; quick: 30)."
+    full = scale == 'full'
+    d = 100 if full else 30
+    return Experiment('sibo-k', group='sibo',
+                      methods={f'SI-BO k = {k}': ('si-bo', dict(k=k, m_X=5 if full else 3)) for k in (1, 2, 3)},
+                      problems={f'GP sample, d = {d}': functools.partial(sibo_gp_problem, d=d)},
+                      seeds=5 if full else 2, budget=3500 if full else 600)
+
+@register_experiment(name='sibo-gabor')
+def sibo_gabor(scale:str='quick'):
+    "SI-BO paper Fig. 3 c/f: the Gabor ridge, d = 289 (quick: 81), k = 1; SI-BO, Exact-UCB, RandomS-UCB, random search."
+    full = scale == 'full'
+    size = 17 if full else 9
+    return Experiment('sibo-gabor', group='sibo', methods=_sibo_methods(1, 2),
+                      problems={f'Gabor, d = {size**2}': functools.partial(gabor_problem, size=size)},
+                      seeds=10 if full else 3, budget=2500 if full else 500)
+
+@register_experiment(name='sibo-randomh')
+def sibo_randomh(scale:str='quick'):
+    "SI-BO paper Fig. 3: RandomH-UCB (GP-UCB in the full space, 1000 random candidates per step) on both problems, a smaller budget."
+    full = scale == 'full'
+    d, size = (100, 17) if full else (30, 9)
+    return Experiment('sibo-randomh', group='sibo', methods={'RandomH-UCB': ('randomh-ucb', dict(n_candidates=1000 if full else 500))},
+                      problems={f'GP sample, d = {d}': functools.partial(sibo_gp_problem, d=d),
+                                f'Gabor, d = {size**2}': functools.partial(gabor_problem, size=size)},
+                      seeds=5 if full else 2, budget=1000 if full else 300)
