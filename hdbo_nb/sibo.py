@@ -18,7 +18,8 @@ __all__ = ['LAMBDA_RULES', 'sphere', 'ball', 'si_design', 'A_op', 'A_adj', 'si_p
            'spectral_norm', 'DSResult', 'dantzig_selector', 'matrix_lasso', 'subspace_from', 'cos_theta',
            'random_subspace', 'lambda_paper', 'lambda_noise', 'lambda_practical', 'learn_subspace', 'z_grid',
            'GridPosterior', 'SubspaceUCB', 'ExactUCB', 'RandomSUCB', 'RandomHUCB', 'RandomBall', 'SIBO',
-           'sibo_gp_problem', 'gabor_filter', 'gabor_problem', 'sibo_fig3', 'sibo_k', 'sibo_gabor', 'sibo_randomh']
+           'sibo_gp_problem', 'gabor_filter', 'gabor_problem', 'sibo_fig3', 'sibo_k', 'sibo_gabor', 'sibo_randomh',
+           'sibo_noiseless']
 
 # %% ../nbs/20_sibo.ipynb #9c5cf90c
 def sphere(n:int, # number of points
@@ -635,3 +636,14 @@ def sibo_randomh(scale:str='quick'):
                       problems={f'GP sample, d = {d}': functools.partial(sibo_gp_problem, d=d),
                                 f'Gabor, d = {size**2}': functools.partial(gabor_problem, size=size)},
                       seeds=5 if full else 2, budget=1000 if full else 300)
+
+# %% ../nbs/20_sibo.ipynb #9206ae39
+@register_experiment(name='sibo-noiseless')
+def sibo_noiseless(scale:str='quick'):
+    "Fig. 3 a/d without noise (sigma = 0, eps = 1e-3): SI-BO against Exact-UCB when the subspace can be recovered."
+    full = scale == 'full'
+    d = 100 if full else 30
+    return Experiment('sibo-noiseless', group='sibo',
+                      methods={'SI-BO': ('si-bo', dict(k=2, m_X=5 if full else 3, eps=1e-3)), 'Exact-UCB': ('exact-ucb', dict(k=2))},
+                      problems={f'GP sample, d = {d}, σ = 0': functools.partial(sibo_gp_problem, d=d, noise_std=0.)},
+                      seeds=5 if full else 2, budget=3500 if full else 600)

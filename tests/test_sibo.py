@@ -245,3 +245,12 @@ def test_determinism():
     p = sibo_gp_problem(d=15, seed=1)
     a, b = (optimize(p, 'si-bo', 3 * 41 + 10, rng=4, m_X=3, m_Phi=40) for _ in range(2))
     np.testing.assert_array_equal(a.X, b.X); np.testing.assert_array_equal(a.y, b.y)
+
+
+def test_si_points_scale_with_the_domain():
+    "Centres on the sphere of radius R / (1 + eps_bar) about the cube's centre; every SI point inside the domain."
+    q = gabor_problem(size=7)                                       # the cube [0, 1]^49: c = 0.5, R = 0.5
+    opt = SIBO(q.bounds, rng=0, k=1, m_X=2, m_Phi=30, eps=0.05)
+    np.testing.assert_allclose(np.linalg.norm(opt.si_X[:2] - 0.5, axis=1), 0.5 / 1.1, rtol=1e-12)
+    assert (np.linalg.norm(opt.si_X - 0.5, axis=1) <= 0.5).all()
+    np.testing.assert_allclose(opt.si_X[2:4] - opt.si_X[:2], 0.05 * opt.Phi[0].T, atol=1e-14)   # xi_j + eps phi_{1,j}

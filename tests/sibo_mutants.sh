@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Break each rule of SI-BO once and check that tests/test_sibo.py notices (run from the project's root, with ../shared beside it).
+F=hdbo_nb/sibo.py
+python ../shared/tools/mutants.py tests/test_sibo.py \
+ -m $F "/ math.sqrt(m_Phi)" "/ math.sqrt(m_X)" "directions scaled by 1/sqrt(m_X)" \
+ -m $F "return (fp - fc).sum(1) / eps" "return (fc - fp).sum(1) / eps" "wrong sign of the finite difference" \
+ -m $F "return (U * np.minimum(s, lam)) @ Vt" "return W * min(1., lam / np.linalg.norm(W))" "Frobenius instead of spectral ball" \
+ -m $F "return np.linalg.svd(X_hat, full_matrices=False)[0][:, :k].T.copy()" "return np.linalg.svd(X_hat, full_matrices=True)[0][:k, :].copy()" "rows of U instead of columns" \
+ -m $F "        u = mu + math.sqrt(bt) * sd
+        i = int(self.rng.choice" "        u = mu - math.sqrt(bt) * sd
+        i = int(self.rng.choice" "UCB sign" \
+ -m $F "        u = mu + math.sqrt(bt) * sd
+        i = int(self.rng.choice" "        u = mu + 0 * sd
+        i = int(self.rng.choice" "mean instead of UCB" \
+ -m $F "beta_srinivas_finite(t, len" "beta_srinivas_finite(t + 1, len" "beta_t off by one" \
+ -m $F "def project(self, X): return (np.atleast_2d(X) - self.c) @ self.P.T" "def project(self, X): return np.atleast_2d(X) @ self.P.T" "projection not centred" \
+ -m $F "self.set_subspace(A_hat, self.si_X, vals)" "self.set_subspace(A_hat)" "SI points not in the GP data" \
+ -m $F "si_points(self.radius * self.xi" "si_points(self.xi" "centres on the unit sphere regardless of the domain" \
+ -m $F "self._mu += v * gp._z[n]; self._var -= v * v" "self._mu += v * gp._z[n]; self._var -= v" "grid variance update" \
+ -m $F "M = _svt(M - Gop(GM - b + W + U) / L, 1. / (rho * L))" "M = _svt(M - Gop(GM - b + W + U) / L, 1. / (rho * L) * 10)" "wrong threshold in the ADMM"
