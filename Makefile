@@ -69,3 +69,4 @@ bench: install
 	$(BIN)/python benchmarks/peers.py
 	$(BIN)/python benchmarks/gp.py
 	$(BIN)/python benchmarks/boo.py
+	$(BIN)/python benchmarks/sibo.py
