@@ -14,9 +14,9 @@ from .bo import Optimizer, register_method
 from .functions import Benchmark, PROBLEMS
 
 # %% auto #0
-__all__ = ['GOUCB_PRESETS', 'GOUCB_F', 'n_weights', 'MLP', 'goucb_f1', 'goucb_f2', 'goucb_f3', 'goucb_F', 'oracle_lstsq',
-           'oracle_gd', 'oracle_adam', 'LinearizedRidge', 'lambda_goucb', 'beta_goucb', 'step5_ascent',
-           'ucb_linearized', 'phase_sizes', 'GOUCB']
+__all__ = ['GOUCB_PRESETS', 'GOUCB_F', 'GOUCB_N', 'n_weights', 'MLP', 'goucb_f1', 'goucb_f2', 'goucb_f3', 'goucb_F',
+           'oracle_lstsq', 'oracle_gd', 'oracle_adam', 'LinearizedRidge', 'lambda_goucb', 'beta_goucb', 'step5_ascent',
+           'ucb_linearized', 'phase_sizes', 'GOUCB', 'goucb_fig2']
 
 # %% ../nbs/40_goucb.ipynb #cbb2f1e0
 def n_weights(d_x:int, # input dimension
@@ -134,6 +134,7 @@ def oracle_lstsq(model:MLP, X, y,
                  w0=None, # first start (default: a fresh initialisation)
                  restarts:int=5, # starts in total: w0, then PyTorch-style initialisations
                  rng=None, # Generator or seed for the extra starts
+                 max_nfev:int|None=None, # evaluations per start (None: scipy's default)
                 ) -> np.ndarray:
     "Eq. (2) by nonlinear least squares, the best of `restarts` starts."
     X, y, rng = np.asarray(X, float), np.asarray(y, float), as_rng(rng)
@@ -142,7 +143,7 @@ def oracle_lstsq(model:MLP, X, y,
     method = 'lm' if len(y) >= model.d_w else 'trf'
     best = None
     for s in starts:
-        r = least_squares(lambda w: model(w, X) - y, s, jac=lambda w: model.jac_w(w, X), method=method)
+        r = least_squares(lambda w: model(w, X) - y, s, jac=lambda w: model.jac_w(w, X), method=method, max_nfev=max_nfev)
         if best is None or r.cost < best.cost: best = r
     return best.x
 
@@ -326,8 +327,8 @@ class GOUCB(Optimizer):
         starts=8,             # Step 5 starts: the incumbent and starts - 1 uniform points (1: one uniform start)
         step5=None,           # None: the preset's; 'ascent' or 'ucb'
         scale_x=False,        # the model sees x mapped to [0, 1]^d
-        n_candidates=2000,    # 'ucb': uniform candidates (plus a quarter as many around the incumbent)
-        polish=1,             # 'ucb': L-BFGS-B polishes of the best candidates (30 iterations each)
+        n_candidates=1000,    # 'ucb': uniform candidates (plus a quarter as many around the incumbent)
+        polish=0,             # 'ucb': L-BFGS-B polishes of the best candidates (30 iterations each)
     )
     min_budget = 3
 
@@ -436,3 +437,22 @@ def _goucb_tell(self, x, y):
     self._X.append(z); self._Y.append(float(y))
 
 GOUCB._fit_oracle, GOUCB._ask, GOUCB._tell = _goucb_fit_oracle, _goucb_ask, _goucb_tell
+
+# %% ../nbs/40_goucb.ipynb #1228bb04
+from .experiments import Experiment, register_experiment
+
+GOUCB_N = {'f1': 5, 'f2': 8, 'f3': 8}         # Phase I lengths of Sec. 6.1 (n = sqrt(T))
+
+@register_experiment(name='goucb-fig2')
+def goucb_fig2(scale:str='quick'):
+    "GO-UCB paper Fig. 2: cumulative regret on f1 (n = 5, T = 25), f2 and f3 (n = 8, T = 64) in 20-D, sigma = 0.01."
+    full = scale == 'full'
+    gp = ('GP-EI', 'GP-PI', 'GP-UCB')
+    methods = {'GO-UCB (paper)': ('go-ucb', dict(config='paper')), 'GO-UCB (trained)': ('go-ucb', dict(config='trained')),
+               'GO-UCB (linearized)': ('go-ucb', dict(config='linearized')),
+               'GP-EI': ('gp-ei', dict(init='uniform')), 'GP-PI': ('gp-pi', dict(init='uniform')),
+               'GP-UCB': ('gp-ucb', dict(init='uniform')), 'random': ('random', {})}
+    problems = {p: (f'goucb-{p}', dict(noise_std=0.01)) for p in GOUCB_N}
+    return Experiment('goucb-fig2', group='goucb', methods=methods, problems=problems, seeds=5 if full else 2,
+                      budget={p: n + n * n for p, n in GOUCB_N.items()},
+                      problem_options={p: {m: dict(n_init=n) for m in gp} for p, n in GOUCB_N.items()})
