@@ -438,7 +438,7 @@ def _goucb_tell(self, x, y):
 
 GOUCB._fit_oracle, GOUCB._ask, GOUCB._tell = _goucb_fit_oracle, _goucb_ask, _goucb_tell
 
-# %% ../nbs/40_goucb.ipynb #1228bb04
+# %% ../nbs/40_goucb.ipynb #8a26da65
 from .experiments import Experiment, register_experiment
 
 GOUCB_N = {'f1': 5, 'f2': 8, 'f3': 8}         # Phase I lengths of Sec. 6.1 (n = sqrt(T))
