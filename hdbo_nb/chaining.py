@@ -15,7 +15,8 @@ from .bo import register_method, FiniteGPOptimizer
 __all__ = ['H_SCALES', 'HIMMELBLAU_MEAN', 'HIMMELBLAU_SD', 'CHAINING_PROBLEMS', 'FIG2_METHODS', 'canonical_dist2', 'greedy_cover',
            'n_levels', 'eps_level', 'nested_covers', 'h_value', 'chaining_bonus', 'ChainingUCB', 'chaining_se',
            'himmelblau_trend', 'himmelblau_lengthscale', 'chaining_himmelblau', 'random_digraphs',
-           'shortest_path_features', 'chaining_graphs', 'chaining_problem', 'fig2_problems', 'chaining_fig2']
+           'shortest_path_features', 'chaining_graphs', 'chaining_problem', 'fig2_problems', 'chaining_fig2',
+           'chaining_hscale']
 
 # %% ../nbs/30_chaining.ipynb #c3000006
 def canonical_dist2(cov, # (N, N) posterior covariance k_n of f over the candidates
@@ -325,3 +326,14 @@ def chaining_fig2(scale:str='quick'):
     full = scale == 'full'
     return Experiment('chaining-fig2', group='chaining', methods=FIG2_METHODS, problems=fig2_problems(2500 if full else 625),
                       seeds=32 if full else 3, budget=110 if full else 40)
+
+@register_experiment(name='chaining-hscale')
+def chaining_hscale(scale:str='quick'):
+    "Ablation: H_i with eps_i (Algorithm 1) or eps_{i-1} (the proof, Eq. 8) on the SE task, paired by seed."
+    full = scale == 'full'
+    N = 2500 if full else 625
+    return Experiment('chaining-hscale', group='chaining',
+                      methods={'alg1 (eps_i)': ('chaining-ucb', {'h_scale': 'alg1'}),
+                               'theory (eps_i-1)': ('chaining-ucb', {'h_scale': 'theory'})},
+                      problems={'SE sample': functools.partial(chaining_se, N=N)},
+                      seeds=8 if full else 4, budget=110 if full else 40)
