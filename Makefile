@@ -70,3 +70,5 @@ bench: install
 	$(BIN)/python benchmarks/gp.py
 	$(BIN)/python benchmarks/boo.py
 	$(BIN)/python benchmarks/sibo.py
+	$(BIN)/python benchmarks/chaining.py
+	$(BIN)/python benchmarks/goucb.py

@@ -13,7 +13,7 @@ from .acquisition import (UCB, EI, PI, beta_srinivas_continuous, beta_srinivas_f
 
 # %% auto #0
 __all__ = ['METHODS', 'register_method', 'get_method', 'Optimizer', 'RandomSearch', 'optimize', 'latin_hypercube', 'GPOptimizer',
-           'GPUCB', 'GPEI', 'GPPI']
+           'GPUCB', 'GPEI', 'GPPI', 'FiniteOptimizer', 'RandomFinite', 'FiniteGPOptimizer', 'GPUCBFinite']
 
 # %% ../nbs/04_bo.ipynb #31bc7f2e
 METHODS: dict[str, type] = {}
@@ -368,3 +368,109 @@ class GPPI(_ImprovementMixin, GPOptimizer):
     "GP-PI: maximise the probability of improvement over the best observation + xi std(y)."
     defaults = dict(xi=0.01)
     def make_acquisition(self): return PI()
+
+# %% ../nbs/04_bo.ipynb #c4a1f022
+from .core import Finite, FiniteProblem
+from .gp import CandidatePosterior
+class FiniteOptimizer(Optimizer):
+    "Base of methods on a `Finite` domain: a point is a candidate's index; `n_init` distinct uniform initial candidates."
+    defaults = dict(domain=None,   # the `Finite` domain (default: the problem's, in `run`)
+                    n_init=10)     # initial candidates, distinct, uniform over the domain
+
+    def setup(self):
+        n = self.options['n_init']
+        if isinstance(n, bool) or int(n) != n or n < 0: raise ValueError(f"n_init must be an integer >= 0, got {n!r}")
+        self.domain, self._design, self._n_design, self.n_bo = None, None, 0, 0
+        if self.options['domain'] is not None: self._set_domain(self.options['domain'])
+
+    def _set_domain(self, domain):
+        if not isinstance(domain, Finite): raise TypeError(f"{self.name}: domain must be a Finite, got {type(domain).__name__}")
+        if not np.allclose(domain.bounds, self.bounds):
+            raise ValueError(f"{self.name}: the domain's index box {domain.bounds.tolist()} differs from the bounds {self.bounds.tolist()}")
+        self.domain, self.N = domain, len(domain)
+        self.queried = np.zeros(self.N, dtype=bool)
+        self._design = self.rng.choice(self.N, min(int(self.options['n_init']), self.N), replace=False)
+        self.on_domain()
+
+    def prepare_run(self, problem, budget):
+        if self.domain is None:
+            d = getattr(problem, 'domain', None)
+            if d is None: raise ValueError(f"{self.name} runs on finite problems only (a FiniteProblem); {problem.name!r} is a box")
+            self._set_domain(d)
+        self.on_problem(problem)
+
+    def on_domain(self): "Subclass hook: the domain is known (`self.domain`, `self.N`)."
+    def on_problem(self, problem): "Subclass hook: called by `run` with the problem."
+    def choose(self) -> tuple[int, dict]: raise NotImplementedError   # the next index after the design
+    def observe(self, i:int, y:float): "Subclass hook: y observed at candidate i."
+
+    def _ask(self):
+        if self.domain is None: raise ValueError(f"{self.name}: pass domain= (a Finite) for ask/tell outside `run`")
+        if self._n_design < len(self._design):
+            i = int(self._design[self._n_design]); self._n_design += 1
+            return self.domain.point(i), dict(init=1.)
+        self.n_bo += 1
+        t0 = time.perf_counter()
+        i, diag = self.choose()
+        return self.domain.point(i), dict(init=0., step_time=time.perf_counter() - t0, **diag)
+
+    def _tell(self, x, y):
+        i = self.domain.index(x)
+        self.queried[i] = True
+        self.observe(i, y)
+
+@register_method('random-finite')
+class RandomFinite(FiniteOptimizer):
+    "Random search on a finite domain: uniform among the candidates not queried yet (any, once all were)."
+    def choose(self):
+        free = np.flatnonzero(~self.queried)
+        return int(self.rng.choice(free) if len(free) else self.rng.integers(self.N)), {}
+
+# %% ../nbs/04_bo.ipynb #c4a1f023
+class FiniteGPOptimizer(FiniteOptimizer):
+    "GP methods on a finite domain with a known prior: the posterior over every candidate, then argmax of a score."
+    defaults = dict(kernel=None,        # a `hdbo_nb.gp.Kernel` on the domain's features; None: its Gram matrix
+                    noise_std=None,     # the noise sd eta known to the method (None: the problem's noise_std)
+                    delta=0.05,         # confidence parameter
+                    refactor_every=50)  # exact refactorisation of the posterior every so many updates
+
+    def on_domain(self):
+        self.K0 = self.domain.gram_matrix(self.options['kernel'])
+        self.post = None
+
+    def on_problem(self, problem):
+        if self.options['noise_std'] is None: self._eta = problem.noise_std
+
+    def _posterior(self) -> CandidatePosterior:
+        if self.post is None:
+            eta = self.options['noise_std'] if self.options['noise_std'] is not None else getattr(self, '_eta', None)
+            if eta is None: raise ValueError(f"{self.name}: pass noise_std= for ask/tell outside `run`")
+            self.post = CandidatePosterior(self.K0, max(float(eta)**2, 1e-10), refactor_every=self.options['refactor_every'])
+            for i, y in self._pending_obs: self.post.add(i, y)
+        return self.post
+
+    def setup(self):
+        self._pending_obs = []
+        super().setup()
+
+    def observe(self, i, y):
+        if self.post is None: self._pending_obs.append((i, y))
+        else: self.post.add(i, y)
+
+    def score(self, t:int) -> tuple[np.ndarray, dict]:
+        "The score of every candidate at iteration t (1-based) and diagnostics."
+        raise NotImplementedError
+
+    def choose(self):
+        post = self._posterior()
+        s, diag = self.score(self.n_bo)
+        i = int(np.argmax(s))   # ties: the lowest index
+        return i, dict(score=float(s[i]), mu=float(post.mu[i]), sigma=float(post.sigma[i]), **diag)
+
+@register_method('gp-ucb-finite')
+class GPUCBFinite(FiniteGPOptimizer):
+    "GP-UCB on a finite set (Srinivas et al. 2010, Thm 1): mu + sqrt(beta_t) sigma, beta_t = 2 log(|X| t^2 pi^2/(6 delta))."
+    defaults = dict(beta_scale=1.)   # multiplier on beta_t (1: the theorem's value)
+    def score(self, t):
+        beta = float(self.options['beta_scale'] * beta_srinivas_finite(t, self.N, delta=self.options['delta']))
+        return self.post.mu + math.sqrt(beta) * self.post.sigma, dict(beta_t=beta)

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 # %% auto #0
-__all__ = ['limit_blas_threads', 'as_rng', 'check_bounds', 'check_point', 'uniform', 'Problem', 'ObjectiveError',
-           'CorruptTraceError', 'Trace', 'time_now', 'progress']
+__all__ = ['limit_blas_threads', 'as_rng', 'check_bounds', 'check_point', 'uniform', 'Problem', 'Finite', 'FiniteProblem',
+           'ObjectiveError', 'CorruptTraceError', 'Trace', 'time_now', 'progress']
 
 # %% ../nbs/00_core.ipynb #aaf7c790
 def limit_blas_threads(n:int|None=None, # threads per process; None reads `HDBO_BLAS_THREADS` (default 1), 0 leaves BLAS alone
@@ -139,6 +139,80 @@ class Problem:
 
     def __repr__(self):
         return (f"Problem({self.name!r}, dim={self.dim}, f_opt={self.f_opt}, noise_std={self.noise_std})")
+
+# %% ../nbs/00_core.ipynb #c4a1f002
+class Finite:
+    "A finite search space of N candidates: rows of a feature matrix and/or a precomputed N x N prior Gram matrix."
+    def __init__(self,
+                 features=None, # (N, D) candidate features, or None when only `gram` is given
+                 gram=None, # (N, N) prior covariance k(x_i, x_j) of the candidates, or None (computed from a kernel)
+                 items=None, # optional list of the N objects themselves (graphs, strings, ...)
+                 name:str|None=None, # a label
+                ):
+        if features is None and gram is None: raise ValueError("a Finite domain needs features, a Gram matrix, or both")
+        self.features = None if features is None else np.atleast_2d(np.asarray(features, dtype=float))
+        if self.features is not None and (self.features.ndim != 2 or not np.all(np.isfinite(self.features))):
+            raise ValueError(f"features must be a finite (N, D) array, got shape {self.features.shape}")
+        self.gram = None
+        if gram is not None:
+            G = np.asarray(gram, dtype=float)
+            if G.ndim != 2 or G.shape[0] != G.shape[1]: raise ValueError(f"gram must be square (N, N), got {G.shape}")
+            if not np.all(np.isfinite(G)): raise ValueError("gram has non-finite entries")
+            if not np.allclose(G, G.T, atol=1e-10): raise ValueError("gram must be symmetric")
+            self.gram = G
+        n = {len(a) for a in (self.features, self.gram) if a is not None}
+        if len(n) != 1: raise ValueError(f"features ({len(self.features)} rows) and gram ({len(self.gram)}) disagree on N")
+        self.N = n.pop()
+        if self.N < 1: raise ValueError("a Finite domain needs at least one candidate")
+        if items is not None and len(items) != self.N: raise ValueError(f"items has {len(items)} entries, N = {self.N}")
+        self.items, self.name = items, name
+
+    def __len__(self): return self.N
+    @property
+    def bounds(self) -> np.ndarray:
+        "The box [-1/2, N - 1/2] on which a candidate's index is a point."
+        return np.array([[-0.5, self.N - 0.5]])
+
+    def index(self, X) -> np.ndarray|int:
+        "The candidate index of a point (D=1) or of the rows of `X` (n, 1)."
+        a = np.asarray(X, dtype=float)
+        i = np.clip(np.rint(a.reshape(-1)), 0, self.N - 1).astype(np.int64)
+        return int(i[0]) if a.ndim <= 1 and a.size == 1 else i
+
+    def point(self, i:int) -> np.ndarray:
+        "The point (shape (1,)) that encodes candidate `i`."
+        if not 0 <= int(i) < self.N: raise IndexError(f"candidate {i} is outside 0..{self.N - 1}")
+        return np.array([float(int(i))])
+
+    def gram_matrix(self, kernel=None) -> np.ndarray:
+        "The prior Gram matrix: the precomputed one, or `kernel(features)` (a `hdbo_nb.gp.Kernel`)."
+        if kernel is None:
+            if self.gram is None: raise ValueError("this domain has no precomputed Gram matrix: pass a kernel")
+            return self.gram
+        if self.features is None: raise ValueError("a kernel needs features; this domain only has a Gram matrix")
+        return kernel(self.features)
+
+    def __repr__(self):
+        what = ', '.join(w for w, a in (('features', self.features), ('gram', self.gram)) if a is not None)
+        return f"Finite({self.name + ', ' if self.name else ''}N={self.N}: {what})"
+
+class FiniteProblem(Problem):
+    "A problem on a `Finite` domain, given by its N values; a point is a candidate's index (see `Finite.bounds`)."
+    def __init__(self,
+                 values, # (N,) noiseless values f(x_i)
+                 domain:Finite, # the candidates
+                 noise_std:float=0., # Gaussian observation noise
+                 name:str|None=None, # a label
+                ):
+        values = np.asarray(values, dtype=float).reshape(-1)
+        if len(values) != len(domain): raise ValueError(f"{len(values)} values for {len(domain)} candidates")
+        if not np.all(np.isfinite(values)): raise ValueError("values must be finite")
+        self.domain, self.values = domain, values
+        i = int(np.argmax(values))
+        super().__init__(self._lookup, domain.bounds, f_opt=float(values[i]), x_opt=[[float(i)]], noise_std=noise_std,
+                         name=name or domain.name or 'finite', vectorized=True)
+
+    def _lookup(self, X): return self.values[self.domain.index(np.asarray(X).reshape(-1, 1))]
 
 # %% ../nbs/00_core.ipynb #b470ef31
 class ObjectiveError(RuntimeError):

@@ -15,7 +15,7 @@ from scipy.special import kve, k0e, k1e, gammaln
 from .core import as_rng
 
 # %% auto #0
-__all__ = ['Kernel', 'SE', 'Matern', 'GPError', 'GP']
+__all__ = ['Kernel', 'SE', 'Matern', 'GPError', 'GP', 'CandidatePosterior']
 
 # %% ../nbs/01_gp.ipynb #7ae196cf
 _MAX_HALF_INT = 20  # closed forms for nu = p + 1/2, p <= 20
@@ -499,6 +499,75 @@ def _sample(self,
         w, U = np.linalg.eigh(cov)
         C = U * np.sqrt(np.maximum(w, 0))
     return mu + rng.standard_normal((n_samples, len(mu))) @ C.T
+
+# %% ../nbs/01_gp.ipynb #c4a1f012
+class CandidatePosterior:
+    "The GP posterior mean and full covariance over N fixed candidates, updated by rank-one steps per observation."
+    def __init__(self,
+                 K0, # (N, N) prior covariance of the candidates (not copied: treat as read-only)
+                 noise:float, # observation noise variance eta^2 (>= 0)
+                 mean:float=0., # constant prior mean
+                 refactor_every:int|None=50, # recompute exactly from K0 after this many updates (None: never)
+                ):
+        K0 = np.asarray(K0, dtype=float)
+        if K0.ndim != 2 or K0.shape[0] != K0.shape[1]: raise ValueError(f"K0 must be square, got shape {K0.shape}")
+        if not (np.isfinite(noise) and noise >= 0): raise ValueError(f"noise must be >= 0, got {noise}")
+        if refactor_every is not None and refactor_every < 1: raise ValueError("refactor_every must be >= 1 or None")
+        self.K0, self.noise, self.mean, self.refactor_every = K0, float(noise), float(mean), refactor_every
+        self.N = len(K0)
+        self.mu, self.cov = np.full(self.N, self.mean), K0.copy()
+        self.idx, self.y, self._since = [], [], 0
+        self.drift = 0.   # largest change made by the last exact refactorisation
+
+    @classmethod
+    def from_gp(cls, gp:GP, # supplies the kernel and the noise variance (not its data)
+                X, # (N, D) candidates
+                **kw) -> CandidatePosterior:
+        "The posterior of `gp`'s kernel and noise on the candidates `X` (prior mean 0, original units: no y-scaling)."
+        post = cls(gp.kernel(_as_X(X, gp.D)), gp.noise, **kw)
+        return post
+
+    @property
+    def n(self) -> int: return len(self.y)
+    @property
+    def var(self) -> np.ndarray: return np.maximum(np.diagonal(self.cov), 0.)
+    @property
+    def sigma(self) -> np.ndarray: return np.sqrt(self.var)
+
+    def add(self,
+            j:int, # index of the observed candidate
+            y:float, # its noisy observation
+           ) -> CandidatePosterior:
+        "Condition on y observed at candidate j: O(N^2) rank-one update (exact refactorisation on schedule)."
+        j = int(j)
+        if not 0 <= j < self.N: raise IndexError(f"candidate {j} is outside 0..{self.N - 1}")
+        if not math.isfinite(y): raise ValueError(f"y must be finite, got {y}")
+        self.idx.append(j); self.y.append(float(y)); self._since += 1
+        if self.refactor_every is not None and self._since >= self.refactor_every: return self.refactor()
+        k = self.cov[:, j].copy()
+        s = k[j] + self.noise
+        if not s > 1e-12 * max(self.K0[j, j], 1e-300):   # a noiseless repeat: nothing new (or refactorise)
+            return self.refactor()
+        self.mu += k * ((y - self.mu[j]) / s)
+        self.cov -= np.multiply.outer(k / s, k)
+        return self
+
+    def refactor(self) -> CandidatePosterior:
+        "Recompute mean and covariance from K0 and all observations (batch formula, Cholesky with jitter)."
+        self._since = 0
+        if not self.idx: mu, cov = np.full(self.N, self.mean), self.K0.copy()
+        else:
+            I = np.array(self.idx)
+            C = self.K0[np.ix_(I, I)] + self.noise * np.eye(len(I))
+            L = _chol(C, 1e-4, 'observation covariance')[0]
+            V = lapack.dtrtrs(L, self.K0[I], lower=1)[0]                       # L^{-1} K_{n.}
+            z = lapack.dtrtrs(L, np.array(self.y) - self.mean, lower=1)[0]
+            mu, cov = self.mean + V.T @ z, self.K0 - V.T @ V
+        self.drift = float(max(np.max(np.abs(mu - self.mu)), np.max(np.abs(cov - self.cov))))
+        self.mu, self.cov = mu, cov
+        return self
+
+    def __repr__(self): return f"CandidatePosterior(N={self.N}, n={self.n}, noise={self.noise:.3g})"
 
 # %% ../nbs/01_gp.ipynb #d346410c
 def _lml(self, theta, grad:bool=True):

@@ -9,9 +9,16 @@ load_all()  # paper modules register their methods on import
 # a small budget keeps this quick; methods whose minimum budget is larger say so through `min_budget`
 def _budget(name): return max(12, getattr(METHODS[name], 'min_budget', 0))
 
+def _finite_problem():
+    "A small problem on a finite domain, for the methods that search a finite set (`FiniteOptimizer`)."
+    from hdbo_nb.core import Finite, FiniteProblem
+    X = np.linspace(0, 5, 60)[:, None]
+    return FiniteProblem(np.sin(3 * X[:, 0]), Finite(X, gram=np.exp(-0.5 * (X - X.T)**2)), noise_std=0.05)
+
 @pytest.mark.parametrize('name', sorted(METHODS))
 def test_same_seed_same_trace(name):
-    problem = get_problem('hartmann3')
+    from hdbo_nb.bo import FiniteOptimizer
+    problem = _finite_problem() if issubclass(METHODS[name], FiniteOptimizer) else get_problem('hartmann3')
     t1 = optimize(problem, name, budget=_budget(name), rng=7)
     t2 = optimize(problem, name, budget=_budget(name), rng=7)
     assert len(t1) == _budget(name)
