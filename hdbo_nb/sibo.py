@@ -481,7 +481,7 @@ class SIBO(SubspaceUCB):
         self.si_X = self.c + si_points(self.radius * self.xi, self.Phi, o['eps'])
         self._si_vals = [[] for _ in range(len(self.si_X))]
         self._si_next = 0
-        self._si_lookup = {x.tobytes(): i for i, x in enumerate(self.si_X)}
+        self._si_pending = {}  # asked, not yet told: point bytes -> indices (two SI points coincide when two signs vectors do)
 
     @property
     def n_si(self) -> int: return len(self.si_X) * self.n_res
@@ -494,14 +494,16 @@ class SIBO(SubspaceUCB):
         if self._si_next < self.n_si:
             i = self._si_next % len(self.si_X)
             self._si_next += 1
+            self._si_pending.setdefault(self.si_X[i].tobytes(), []).append(i)
             return self.si_X[i], dict(phase=0., beta_t=np.nan, si_index=float(i))
         if self.P is None: self._learn()
         return self._ucb_step()
 
     def _tell(self, x, y):
         if self.P is None:
-            i = self._si_lookup.get(np.asarray(x, dtype=float).tobytes())
-            if i is None: raise ValueError("si-bo: during the SI phase only the SI points it asked for can be told")
+            pend = self._si_pending.get(np.asarray(x, dtype=float).tobytes())
+            if not pend: raise ValueError("si-bo: during the SI phase only the SI points it asked for can be told")
+            i = pend.pop(0)
             self._si_vals[i].append(y)
         else: self.post.add(self.project(x)[0], y)
 

@@ -254,3 +254,13 @@ def test_si_points_scale_with_the_domain():
     np.testing.assert_allclose(np.linalg.norm(opt.si_X[:2] - 0.5, axis=1), 0.5 / 1.1, rtol=1e-12)
     assert (np.linalg.norm(opt.si_X - 0.5, axis=1) <= 0.5).all()
     np.testing.assert_allclose(opt.si_X[2:4] - opt.si_X[:2], 0.05 * opt.Phi[0].T, atol=1e-14)   # xi_j + eps phi_{1,j}
+
+
+def test_coinciding_si_points_are_each_told():
+    "At small d two sign vectors of one centre can coincide; each copy is asked and told once and SI-BO goes on to GP-UCB."
+    from hdbo_nb.sibo import SIBO
+    p = sibo_gp_problem(d=8, seed=0)
+    opt = SIBO(p.bounds, rng=7, m_X=3, m_Phi=20)
+    assert len({x.tobytes() for x in opt.si_X}) < len(opt.si_X)  # the instance has coinciding points
+    t = optimize(p, 'si-bo', budget=80, rng=7, m_X=3, m_Phi=20)
+    assert len(t) == 80 and np.all(np.isfinite(t.y))
