@@ -594,7 +594,7 @@ def gabor_problem(size:int=17, # filter size: d = size^2
     p.A, p.domain = th[None], 'cube'
     return p
 
-# %% ../nbs/20_sibo.ipynb #56e8d165
+# %% ../nbs/20_sibo.ipynb #2be15063
 from .experiments import Experiment, register_experiment
 
 def _sibo_methods(k:int, m_X:int, **si):
@@ -643,7 +643,7 @@ def sibo_randomh(scale:str='quick'):
                                 f'Gabor, d = {size**2}': functools.partial(gabor_problem, size=size)},
                       seeds=5 if full else 2, budget=1000 if full else 300)
 
-# %% ../nbs/20_sibo.ipynb #9206ae39
+# %% ../nbs/20_sibo.ipynb #c643b54d
 @register_experiment(name='sibo-noiseless')
 def sibo_noiseless(scale:str='quick'):
     "Fig. 3 a/d without noise (sigma = 0, eps = 1e-3): SI-BO against Exact-UCB when the subspace can be recovered."
