@@ -27,6 +27,9 @@ class Measurement:
         if self.verdict in ('partly', 'not testable here') and not self.note:
             raise ValueError(f"a {self.verdict!r} verdict needs its condition or reason in `note`")
 
+    def __repr__(self): return f"{self.verdict}: {self.value}" + (f" [{self.note}]" if self.note else '')
+    def _repr_markdown_(self): return f"**{self.verdict}**: {self.value}" + (f" *({self.note})*" if self.note else '')
+
 def verdict_from(checks:dict, # {part of the claim: whether our measurement supports it}
                 ) -> tuple[str, str]:
     "Verdict of a claim made of several parts: all hold, some hold (the note names them), or none."
