@@ -10,7 +10,7 @@ from typing import Callable
 
 # %% auto #0
 __all__ = ['VERDICTS', 'PAPERS', 'KINDS', 'CLAIMS', 'Measurement', 'verdict_from', 'Claim', 'register_claim', 'ClaimResult',
-           'all_claims', 'evaluate_claims', 'claims_markdown', 'claims_counts', 'claims_text']
+           'all_claims', 'evaluate_claims', 'claims_markdown', 'claims_counts', 'claims_counts_markdown', 'claims_text']
 
 # %% ../nbs/07_claims.ipynb #ffde65c4
 VERDICTS = ('reproduced', 'partly', 'not reproduced', 'not testable here')
@@ -54,7 +54,7 @@ class Claim:
     where:str # where in the paper: section, figure, table, theorem or equation
     claim:str # the claim in one sentence
     measure:Callable # cache_dir -> Measurement
-    page:str # the notebook (and section anchor) that measures it, e.g. '22_sibo_experiments.ipynb#fig.-3'
+    page:str # the notebook and the section that measures it, by the section's Quarto id: '22_sibo_experiments.ipynb#fig.-3-be-the-choice-of-k'
     kind:str = 'experiment' # 'experiment', 'theory' or 'erratum'
 
     @property
@@ -141,6 +141,18 @@ def claims_counts(results:list) -> dict:
     "{paper: {verdict: count}} over `results`, every verdict present (zeros included)."
     return {p: {v: sum(r.claim.paper == p and r.verdict == v for r in results) for v in VERDICTS + ('error',)}
             for p in PAPERS}
+
+def claims_counts_markdown(results:list, # from `evaluate_claims`
+                           page:str="07_claims.ipynb", # the scorecard page the table links to
+                          ) -> str:
+    "The counts per paper and verdict as a Markdown table (the home page shows it), linking to the scorecard."
+    counts = claims_counts(results)
+    cols = [v for v in VERDICTS + ("error",) if v != "error" or any(c["error"] for c in counts.values())]
+    out = ["| paper | claims | " + " | ".join(cols) + " |", "|---|" + "---:|" * (len(cols) + 1)]
+    for p, c in counts.items():
+        n = sum(c.values())
+        out.append(f"| [{_md(PAPERS[p])}]({page}) | {n} | " + " | ".join(str(c[v]) if n else "–" for v in cols) + " |")
+    return "\n".join(out)
 
 def claims_text(results:list, width:int=100) -> str:
     "The scorecard as plain text for the terminal: per paper, one block per claim."

@@ -59,11 +59,11 @@ def _baseline_claim(name, rh_problem, cache_dir):
 
 @register_claim('sibo', 'fig3-gp', 'Sec. 5, Fig. 3 a/d', """On the GP sample hidden in d = 100 (σ = 0.01) SI-BO ultimately
     beats RandomS-UCB and RandomH-UCB in average and simple regret, and competes with Exact-UCB.""",
-                f'{PAGE}#fig-3-a-d-a-gp-sample-hidden-in-d-dimensions')
+                f'{PAGE}#fig.-3-ad-a-gp-sample-hidden-in-d-dimensions')
 def claim_fig3_gp(cache_dir='results'): return _baseline_claim('sibo-fig3', 'GP', cache_dir)
 
 @register_claim('sibo', 'si-phase-cost', 'Sec. 5, Fig. 3 a/d', """SI-BO pays for learning the subspace: its average
-    regret is the highest at the end of the SI phase, and falls after it.""", f'{PAGE}#fig-3-a-d-a-gp-sample-hidden-in-d-dimensions')
+    regret is the highest at the end of the SI phase, and falls after it.""", f'{PAGE}#fig.-3-ad-a-gp-sample-hidden-in-d-dimensions')
 def claim_si_phase_cost(cache_dir='results'):
     res = load_results('sibo-fig3', cache_dir=cache_dir, scale='full')
     n = res[next(k for k in res if k[0] == 'SI-BO')][0].meta['n_si']
@@ -78,7 +78,7 @@ def claim_si_phase_cost(cache_dir='results'):
 # %% ../nbs/22_sibo_experiments.ipynb #04ab507b
 @register_claim('sibo', 'fig3-noiseless', 'Sec. 5, Fig. 3 a/d, at σ = 0', """Without noise (our variant of Fig. 3 a/d:
     σ = 0, ε = 1e-3), SI-BO recovers the subspace and then competes with Exact-UCB.""",
-                f'{PAGE}#fig-3-a-d-a-gp-sample-hidden-in-d-dimensions')
+                f'{PAGE}#fig.-3-ad-a-gp-sample-hidden-in-d-dimensions')
 def claim_fig3_noiseless(cache_dir='results'):
     st = full_stats('sibo-noiseless', cache_dir)
     si, ex = st['SI-BO'], st['Exact-UCB']
@@ -90,7 +90,7 @@ def claim_fig3_noiseless(cache_dir='results'):
 
 # %% ../nbs/22_sibo_experiments.ipynb #3dc32332
 @register_claim('sibo', 'fig3-k', 'Sec. 5, Fig. 3 b/e', """SI-BO is relatively stable in the choice of k
-    (k = 1, 2, 3 on a function with k = 2).""", f'{PAGE}#fig-3-b-e-the-choice-of-k')
+    (k = 1, 2, 3 on a function with k = 2).""", f'{PAGE}#fig.-3-be-the-choice-of-k')
 def claim_fig3_k(cache_dir='results'):
     st = full_stats('sibo-k', cache_dir)
     S = {m: v['S'] for m, v in st.items()}
@@ -102,5 +102,5 @@ def claim_fig3_k(cache_dir='results'):
 
 # %% ../nbs/22_sibo_experiments.ipynb #48cad976
 @register_claim('sibo', 'fig3-gabor', 'Sec. 5, Fig. 3 c/f', """On the Gabor ridge (d = 289) SI-BO beats RandomS-UCB and
-    RandomH-UCB in average and simple regret, and competes with Exact-UCB.""", f'{PAGE}#fig-3-c-f-the-gabor-ridge')
+    RandomH-UCB in average and simple regret, and competes with Exact-UCB.""", f'{PAGE}#fig.-3-cf-the-gabor-ridge')
 def claim_fig3_gabor(cache_dir='results'): return _baseline_claim('sibo-gabor', 'Gabor', cache_dir)

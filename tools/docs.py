@@ -204,7 +204,11 @@ def adapt_cells(nb, site, here, flavour):
     for cell in nb['cells']:
         src = _src(cell['source'])
         if cell['cell_type'] == 'markdown':
-            yield 'md', adapt_md(src, site, here, flavour)
+            md = adapt_md(src, site, here, flavour)
+            if flavour == 'myst':   # section links by Quarto's heading ids (e.g. from the claims page) resolve here too
+                md = _outside_code(lambda t: re.sub(r'^(#{2,6}) (.+)$', lambda m: f'<a id="{pandoc_id(m[2])}"></a>\n\n{m[0]}',
+                                                    t, flags=re.M), md)
+            yield 'md', md
         elif cell['cell_type'] == 'code':
             opts, code = cell_options(src)
             if opts.get('include') is False: continue
