@@ -212,3 +212,18 @@ def test_screenshots(site, server, browser):
             page.close(); break
         page.close()
     for name in shots: assert (ARTIFACTS/f'docs-{name}.png').stat().st_size > 10_000, name
+
+def test_claims_page_shows_the_scorecard(site, server, browser):
+    "The scorecard page renders one table row per registered claim, with the computed verdict, a link per row."
+    import hdbo_nb.claims as hc
+    results = hc.evaluate_claims(cache_dir=str(ROOT/'results'))
+    page, _ = _open(browser, _pages_of(site, server)['07_claims.ipynb'])
+    rows = page.evaluate("""() => [...document.querySelectorAll('main table tbody tr, article table tbody tr')]
+        .filter(tr => tr.cells.length === 4)
+        .map(tr => ({verdict: tr.cells[3].innerText, link: tr.cells[0].querySelector('a') ? tr.cells[0].querySelector('a').href : ''}))""")
+    page.close()
+    rows = rows[-len(results):] if len(rows) >= len(results) else rows   # the example table above the scorecard comes first
+    assert len(rows) == len(results), f'{len(rows)} rows on the page, {len(results)} claims registered'
+    for row, r in zip(rows, results):
+        assert row['verdict'].startswith(r.verdict), (r.claim.id, row['verdict'], r.verdict)
+        assert row['link'].split('#')[0].endswith(hc._link(r.claim.page, 'html').split('#')[0]), (r.claim.id, row['link'])
