@@ -6,13 +6,13 @@
 __all__ = ['PAGE', 'theory_cache', 'claim_eps_linear', 'claim_noise_tradeoff', 'claim_eq4_lambda', 'claim_rip_transition',
            'claim_lemma3', 'claim_lemma1']
 
-# %% ../nbs/21_sibo_theory.ipynb #13559808
+# %% ../nbs/21_sibo_theory.ipynb #964570cb
 import json, os
 import numpy as np
 from .claims import register_claim, Measurement, verdict_from
 
 
-# %% ../nbs/21_sibo_theory.ipynb #bd1f1b0c
+# %% ../nbs/21_sibo_theory.ipynb #068bb60e
 PAGE = '21_sibo_theory.ipynb'
 
 def theory_cache(name:str, cache_dir:str='results') -> dict:

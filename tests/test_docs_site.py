@@ -5,7 +5,7 @@ offline build of the current notebooks, then checks every page: it loads, intern
 images load, math typesets, no raw Quarto syntax shows, nothing is requested from outside the machine, and search
 finds the papers' pages. Screenshots go to test-artifacts/. Skipped only when Chromium or Playwright is missing.
 """
-import functools, http.server, json, re, shutil, subprocess, sys, tempfile, threading, time
+import functools, http.server, json, os, re, shutil, subprocess, sys, tempfile, threading, time
 from collections import deque
 from pathlib import Path
 from urllib.parse import quote, urldefrag, urlparse
@@ -24,6 +24,8 @@ PAPERS = {'BOO': '50_boo.ipynb', 'MS-UCB': '10_msucb.ipynb', 'SI-BO': '20_sibo.i
 
 try: from playwright.sync_api import sync_playwright
 except ImportError: sync_playwright = None
+if os.environ.get('HDBO_REQUIRE_BROWSER') == '1' and (CHROMIUM is None or sync_playwright is None):   # CI sets it: no silent skips
+    pytest.fail('HDBO_REQUIRE_BROWSER=1 but ' + ('Chromium' if CHROMIUM is None else 'playwright') + ' is missing', pytrace=False)
 pytestmark = [pytest.mark.skipif(CHROMIUM is None, reason='needs Chromium (Debian: apt-get install chromium); .ci/run installs it'),
               pytest.mark.skipif(sync_playwright is None, reason='needs playwright (pip install -e ".[docs]")')]
 
@@ -107,7 +109,7 @@ def crawl(site, server, browser):
                 return {
                   ids: [...document.querySelectorAll('[id]')].map(e => e.id).concat([...document.querySelectorAll('a[name]')].map(e => e.name)),
                   links: [...document.querySelectorAll('a[href]')].map(a => a.href),
-                  images: imgs.map(i => ({src: i.src, ok: i.complete && i.naturalWidth > 0})),
+                  images: imgs.map(i => ({src: i.src, ok: i.complete && i.naturalWidth > 0, w: i.clientWidth, h: i.clientHeight, nw: i.naturalWidth, nh: i.naturalHeight})),
                   math: document.querySelectorAll('mjx-container').length,
                   math_errors: document.querySelectorAll('mjx-merror, [data-mjx-error]').length,
                   text: main.innerText,
@@ -227,3 +229,25 @@ def test_claims_page_shows_the_scorecard(site, server, browser):
     for row, r in zip(rows, results):
         assert row['verdict'].startswith(r.verdict), (r.claim.id, row['verdict'], r.verdict)
         assert row['link'].split('#')[0].endswith(hc._link(r.claim.page, 'html').split('#')[0]), (r.claim.id, row['link'])
+
+def _distorted(images):
+    "Images whose rendered aspect ratio is more than 2 % off their natural one."
+    return [(i['src'].rsplit('/', 1)[-1], round(i['w'] / i['h'] / (i['nw'] / i['nh']), 2)) for i in images
+            if i.get('ok') and i['h'] and i['nh'] and abs(i['w'] / i['h'] / (i['nw'] / i['nh']) - 1) > 0.02]
+
+def test_figures_keep_their_aspect_ratio(site, server, browser, crawl):
+    "At a desktop width (the crawl's 1280 px) and a phone width, no figure is squashed or stretched."
+    pages, _ = crawl
+    bad = {u: d for u, f in pages.items() if (d := _distorted(f.get('images', [])))}
+    assert not bad, f'distorted figures at 1280 px: {bad}'
+    phone = browser.new_page(); phone.set_viewport_size({'width': 390, 'height': 844})
+    for u, f in pages.items():
+        if not f.get('images'): continue
+        phone.goto(u, wait_until='load')
+        imgs = phone.evaluate("""async () => { const imgs = [...document.images]; imgs.forEach(i => i.loading = 'eager');
+            await Promise.all(imgs.map(i => i.decode().catch(() => null)));
+            return imgs.map(i => ({src: i.src, ok: i.complete && i.naturalWidth > 0, w: i.clientWidth, h: i.clientHeight,
+                                   nw: i.naturalWidth, nh: i.naturalHeight})); }""")
+        if (d := _distorted(imgs)): bad[u] = d
+    phone.close()
+    assert not bad, f'distorted figures at 390 px: {bad}'
