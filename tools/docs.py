@@ -217,6 +217,12 @@ def adapt_cells(nb, site, here, flavour):
             if opts.get('output') is False: tags.append('remove-output')
             if opts.get('code-fold') in (True, 'true', 'show'): tags.append('hide-input')
             asis = opts.get('output') == 'asis'
+            md_out = lambda o: _src(o['text']) if o['output_type'] == 'stream' else _src(o.get('data', {}).get('text/markdown'))
+            if asis and 'remove-input' in tags and flavour == 'myst' and all(md_out(o) for o in cell.get('outputs', [])):
+                # show_doc entries: markdown in the page itself, so that their headings are sections in the contents
+                text = '\n\n'.join(md_out(o) for o in cell.get('outputs', []))
+                if text.strip(): yield 'md', adapt_md(text, site, here, flavour, show_doc=True)
+                continue
             outs = []
             for o in cell.get('outputs', []) if opts.get('output') is not False else []:
                 o = dict(o)
