@@ -230,3 +230,20 @@ def test_bad_input():
     with pytest.raises(ValueError, match='T >= 2'): lambda_goucb(1)
     with pytest.raises(ValueError, match='no F'): goucb_F('branin')
     with pytest.raises(ValueError, match='551'): MLP(20)(np.zeros(3), np.zeros((1, 20)))
+
+# ---------------------------------------------------------------- the claims scorecard
+def test_claims_evaluate_on_the_committed_cache():
+    "Every registered GO-UCB claim measures to a verdict (not an error) on the committed results cache."
+    from pathlib import Path
+    from hdbo_nb.claims import VERDICTS, evaluate_claims
+    rs = evaluate_claims('goucb', str(Path(__file__).resolve().parents[1] / 'results'))
+    assert len(rs) >= 20 and {r.claim.kind for r in rs} == {'experiment', 'theory', 'erratum'}
+    assert [(r.claim.id, r.error) for r in rs if r.measurement is None] == []
+    assert all(r.verdict in VERDICTS for r in rs)
+    nb = {c.claim.page.partition('#')[0] for c in rs}
+    assert nb == {'41_goucb_theory.ipynb', '42_goucb_experiments.ipynb'}, nb
+
+def test_random_regret_closed_form():
+    "The claims' closed form for random search's regret per evaluation agrees with the exact values above."
+    from hdbo_nb.goucb_experiments import random_regret_per_step
+    assert abs(random_regret_per_step('f2') - 699.990) < 1e-3 and abs(random_regret_per_step('f3') - 366.667) < 1e-3
