@@ -93,7 +93,7 @@ def claim_erratum_d1_step5(cache_dir='results'):
                           f"largest ‖w̃ − ŵ_t‖_Σ/√β_t = {frac:.1e} (ascent from ŵ_t; App. D.1 gives no start)", note)
 
 # %% ../nbs/42_goucb_experiments.ipynb #718bb83a
-CLAIMS_PAGE = f"{PAGE}#against-the-paper-s-claims"
+CLAIMS_PAGE = f"{PAGE}#against-the-papers-claims"
 SUPERIOR = '"in all tasks our GO-UCB algorithm performs better than all other four BO approaches"'
 
 def _order_claim(p:str, cache_dir:str) -> Measurement:

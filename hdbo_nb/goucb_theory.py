@@ -37,7 +37,7 @@ def loglog_slope(ns, A) -> float:
     return float(np.polyfit(np.log(ns), np.log(np.median(A, 0)), 1)[0])
 
 # %% ../nbs/41_goucb_theory.ipynb #79fbfeb7
-TC1 = f"{PAGE}#tc1-the-oracle-s-rate-lemma-5-1-theorem-5-2"
+TC1 = f"{PAGE}#tc1-the-oracles-rate-lemma-5.1-theorem-5.2"
 
 @register_claim('goucb', 'lemma5.1', 'Lemma 5.1', """With probability > 1 − δ/2 the oracle's excess risk is
     E_x(f_x(ŵ_0) − f_x(w*))² ≤ C′d_wF²ι/n: it decays at least like 1/n.""", TC1, kind='theory')
@@ -104,7 +104,7 @@ def tc4_check(r:dict) -> dict:
                 c6=float(2 * c5[-1]), sum_u2=float(np.sum(u**2)))
 
 # %% ../nbs/41_goucb_theory.ipynb #7edc5c61
-TC4 = f"{PAGE}#tc4-the-determinant-identities-lemmas-c-4-c-6"
+TC4 = f"{PAGE}#tc4-the-determinant-identities-lemmas-c.4c.6"
 
 def cached_logdet_errors(cache_dir:str='results') -> dict:
     """Lemma C.4 between consecutive Phase II rounds of the cached Fig. 2 GO-UCB runs: log det Σ_{t+1} − log det Σ_t
@@ -146,7 +146,7 @@ def claim_erratum_lemma_c9(cache_dir='results'):
                           f"of {len(u)} rounds (max {u.max():.1f}); the sum Lemma C.6 bounds: {c['lhs']:.1f}", note)
 
 # %% ../nbs/41_goucb_theory.ipynb #f0ac3c63
-D1 = f"{PAGE}#what-app-d-1-s-settings-do"
+D1 = f"{PAGE}#what-app.-d.1s-settings-do"
 
 def d1_oracle_fit(seed:int=0) -> dict:
     """Phase I's oracle as App. D.1 gives it (the 'paper' preset: gradient descent on the MSE, 2000 steps at lr 1e-11)
@@ -197,7 +197,7 @@ def thm41_terms(T:int, d_w:int, F:float, C_g:float=1., C_h:float=1., lam:float|N
 @register_claim('goucb', 'erratum-thm4.1', 'Theorem 4.1 (Sec. 4.2) against its proof (App. C)', """Erratum: Sec. 4.2 states
     R_{√T+T} = Õ(√T F + √(Tβ_Td_w + Tβ_T²/λ²)), but Cauchy–Schwarz on Lemma 5.5 gives T²β_T²/λ² in the root, as the proof in
     App. C writes; with λ = C_λ√T that term is still of order √T, so the rate Õ(d_w²√T/μ) is unaffected.""",
-                f"{PAGE}#theorem-4-1-as-printed", kind='erratum')
+                f"{PAGE}#theorem-4.1-as-printed", kind='erratum')
 def claim_erratum_thm41(cache_dir='results'):
     dw, F = n_weights(20, 25), goucb_F('goucb-f1')
     at = {T: thm41_terms(T, dw, F) for T in (25, 64)}

@@ -33,7 +33,7 @@ def test_every_claim_measures_from_the_cache(results):
     for r in results:
         assert r.verdict in hc.VERDICTS and r.claim.paper in hc.PAPERS and r.claim.kind in hc.KINDS
         assert r.measurement.value.strip(), f'{r.claim.id}: no measured value'
-        assert re.search(r'\d', r.measurement.value), f'{r.claim.id}: the measured value holds no number'
+        if r.verdict != 'not testable here': assert re.search(r'\d', r.measurement.value), f'{r.claim.id}: the measured value holds no number'
 
 def test_measurements_are_deterministic(results):
     again = {r.claim.id: r.measurement for r in hc.evaluate_claims(cache_dir=CACHE)}
