@@ -251,3 +251,10 @@ def test_figures_keep_their_aspect_ratio(site, server, browser, crawl):
         if (d := _distorted(imgs)): bad[u] = d
     phone.close()
     assert not bad, f'distorted figures at 390 px: {bad}'
+
+def test_api_entries_are_in_the_page_contents(site, server, browser):
+    "show_doc entries are sections: the page's contents list names them (as Quarto's build does)."
+    page, _ = _open(browser, _pages_of(site, server)['01_gp.ipynb'])
+    toc = page.evaluate("() => [...document.querySelectorAll('#pst-page-toc-nav a')].map(a => a.textContent.trim())")
+    page.close()
+    assert {'Matern', 'GP.fit', 'GP.predict'} <= set(toc), toc[:20]
