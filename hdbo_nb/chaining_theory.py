@@ -6,7 +6,6 @@
 from __future__ import annotations
 import json, math, os
 import numpy as np
-from scipy.stats import norm
 from .gp import SE, CandidatePosterior
 from .bo import optimize
 from .chaining import canonical_dist2, greedy_cover, nested_covers, eps_level, chaining_se
@@ -16,8 +15,8 @@ from .claims import register_claim, Measurement, verdict_from
 # %% auto #0
 __all__ = ['PAGE', 'R', 'EPS', 'theory_dir', 'theory_cached', 'tc1_sizes', 'claim_covering_numbers', 'tc2_point',
            'claim_chaining_vs_union', 'eq8', 'thm1', 'tc3_rows', 'claim_theorem1_runs', 'a3_sweep', 'a3_runs',
-           'claim_a3_constants', 'a2_sides', 'a2_grid', 'claim_a2_lemma', 'cover_increments', 'claim_h_scale',
-           'claim_corollary1_rates']
+           'claim_a3_constants', 'a2_sides', 'a2_grid', 'claim_a2_lemma', 'gauss_sf', 'cover_increments',
+           'claim_h_scale', 'claim_corollary1_rates']
 
 # %% ../nbs/31_chaining_theory.ipynb #7cf995fe
 PAGE = '31_chaining_theory.ipynb'
@@ -241,6 +240,10 @@ def claim_a2_lemma(cache_dir='results'):
                        + f"; largest left / right {max(w for k, m, w in g.values()):.1f}")
 
 # %% ../nbs/31_chaining_theory.ipynb #5fe94c3c
+def gauss_sf(z:float) -> float:
+    "P(Z > z) for a standard normal Z."
+    return 0.5 * math.erfc(z / math.sqrt(2))
+
 def cover_increments(N:int=625, # SE design size (uniform in [0, R]^2, the TC1 draw)
                      L:int=7, # levels
                      seed:int=0) -> list:
@@ -267,7 +270,7 @@ def claim_h_scale(cache_dir='results'):
     lo, hi = min(r[2] for r in inc), max(r[3] for r in inc)
     u = math.log(1 / 0.05)
     value = (f"d(c, T_(i−1)) / ε_i over {sum(r[1] for r in inc)} new centres of levels 2–{inc[-1][0]}: {lo:.3f} to {hi:.3f}; "
-             f"P(increment > ε_i √(2u)) = {norm.sf(math.sqrt(2 * u) / hi):.3f} > e^−u = {math.exp(-u):.3f} at u = log(1/δ)")
+             f"P(increment > ε_i √(2u)) = {gauss_sf(math.sqrt(2 * u) / hi):.3f} > e^−u = {math.exp(-u):.3f} at u = log(1/δ)")
     hs = load_results('chaining-hscale', cache_dir=cache_dir, scale='quick')
     a, b = hs.get(('alg1 (eps_i)', 'SE sample'), []), hs.get(('theory (eps_i-1)', 'SE sample'), [])
     if a and b:
