@@ -216,3 +216,18 @@ def test_problems():
         assert p.f_opt == p.values.max()
         assert np.array_equal(chaining_problem(n, N=200, seed=1).values, p.values)
     with pytest.raises(ValueError, match='unknown problem'): chaining_problem('nope')
+
+# ---------------------------------------------------------------- the claims scorecard
+CLAIM_KEYS = {'fig1-staircase', 'fig2-se', 'fig2-himmelblau', 'fig2-graphs', 'large-design', 'covering-numbers',
+              'chaining-vs-union', 'theorem1-runs', 'a3-constants', 'a2-lemma', 'h-scale', 'corollary1-rates'}
+
+def test_claims_give_verdicts_on_the_cache():
+    "Every registered Chaining-UCB claim evaluates to a verdict (not an error) on the committed results cache."
+    import pathlib
+    from hdbo_nb.claims import evaluate_claims, VERDICTS
+    rs = evaluate_claims('chaining', str(pathlib.Path(__file__).resolve().parents[1] / 'results'))
+    assert CLAIM_KEYS <= {r.claim.key for r in rs}
+    assert all(r.measurement is not None for r in rs), [(r.claim.id, r.error) for r in rs if r.error]
+    assert all(r.verdict in VERDICTS and r.measurement.value for r in rs)
+    kinds = {r.claim.key: r.claim.kind for r in rs}
+    assert {k for k, v in kinds.items() if v == 'erratum'} == {'a3-constants', 'a2-lemma', 'h-scale'}
