@@ -39,7 +39,7 @@ def fig1_toy(seed:int=4, # the draw of f and of the observation noise
 # %% ../nbs/32_chaining_experiments.ipynb #7e68a414
 @register_claim('chaining', 'fig1-staircase', 'Sec. 3, Fig. 1', """Chaining-UCB's exploration term is a discrete sum
     over the levels, hence the rectangular form of its target in Fig. 1: a step function of the posterior deviation
-    σ_t(x), where GP-UCB's target μ + β^{1/2} σ varies continuously.""", f'{PAGE}#fig-1-the-two-exploration-targets')
+    σ_t(x), where GP-UCB's target μ + β^{1/2} σ varies continuously.""", f'{PAGE}#fig.-1-the-two-exploration-targets')
 def claim_fig1_staircase(cache_dir='results'):
     "Fig. 1's toy recomputed (one chaining step on 1000 points): the bonus sorted by sigma, and its distinct values."
     toy = fig1_toy()
@@ -104,17 +104,17 @@ def _fig2_claim(problem:str, cache_dir) -> Measurement:
 
 @register_claim('chaining', 'fig2-se', 'Sec. 4, Fig. 2a', """On GP samples of the 2-D SE kernel (unit bandwidth,
     |X| = 10⁴ points of a square of side 20, noise sd 0.05, 32 runs) Chaining-UCB is empirically more efficient than
-    GP-UCB and than random search: lower simple regret.""", f'{PAGE}#fig-2-simple-regret-on-the-three-tasks')
+    GP-UCB and than random search: lower simple regret.""", f'{PAGE}#fig.-2-simple-regret-on-the-three-tasks')
 def claim_fig2_se(cache_dir='results'): return _fig2_claim('SE sample', cache_dir)
 
 @register_claim('chaining', 'fig2-himmelblau', 'Sec. 4, Fig. 2b', """On Himmelblau's function with a linear trend (2-D,
     |X| = 10⁴, SE prior with its bandwidth fitted by marginal likelihood, 32 runs) Chaining-UCB is empirically more
-    efficient than GP-UCB and than random search: lower simple regret.""", f'{PAGE}#fig-2-simple-regret-on-the-three-tasks')
+    efficient than GP-UCB and than random search: lower simple regret.""", f'{PAGE}#fig.-2-simple-regret-on-the-three-tasks')
 def claim_fig2_himmelblau(cache_dir='results'): return _fig2_claim('Himmelblau + trend', cache_dir)
 
 @register_claim('chaining', 'fig2-graphs', 'Sec. 4, Fig. 2c', """On a GP over directed graphs with fewer than 20 nodes
     (normalised shortest-path kernel, |X| = 10⁴, 32 runs) Chaining-UCB is empirically more efficient than GP-UCB and
-    than random search: lower simple regret.""", f'{PAGE}#fig-2-simple-regret-on-the-three-tasks')
+    than random search: lower simple regret.""", f'{PAGE}#fig.-2-simple-regret-on-the-three-tasks')
 def claim_fig2_graphs(cache_dir='results'): return _fig2_claim('Graphs', cache_dir)
 
 # %% ../nbs/32_chaining_experiments.ipynb #9f47a657

@@ -49,7 +49,7 @@ def tc1_sizes(N:int, # the first N points of one uniform draw of 10^4 in [0, R]^
 # %% ../nbs/31_chaining_theory.ipynb #5a77ff83
 @register_claim('chaining', 'covering-numbers', 'App. B (proof of Corollary 1)', """For the SE kernel (unit
     lengthscale) on X ⊆ [0, R]^D the covering numbers obey N(X, d_n, ε) ≤ (R/ε)^D, whatever the size of the design.""",
-                f'{PAGE}#tc1-the-covering-numbers-app-b', kind='theory')
+                f'{PAGE}#tc1-the-covering-numbers-app.-b', kind='theory')
 def claim_covering_numbers(cache_dir='results'):
     "Greedy eps-covers (an upper bound on N) of nested designs of [0, 20]^2 against (R/eps)^2, at eps = 1 ... 1/64."
     sizes = {N: tc1_sizes(N) for N in (625, 2500)}
@@ -94,7 +94,7 @@ def tc2_point(N:int, # design size (the first N of one uniform draw in [0, R]^2)
 @register_claim('chaining', 'chaining-vs-union', 'Sec. 1–2 (motivation) and App. A.1, Eq. 6', """The chaining UCB
     depends on the covering numbers of X instead of its cardinality: unlike the union bound over X used by GP-UCB, it
     does not grow as the discretisation is refined, while it still holds with probability 1 − δ.""",
-                f"{PAGE}#tc2-the-chaining-bound-the-union-bound-and-the-supremum-the-paper-s-motivation", kind='theory')
+                f"{PAGE}#tc2-the-chaining-bound-the-union-bound-and-the-supremum-the-papers-motivation", kind='theory')
 def claim_chaining_vs_union(cache_dir='results'):
     """TC2 from the cache (nested designs of [0, 20]^2, n = 20 observations, delta = 0.05): the bound holds when
     P(Z > bound) <= delta at every N; 'grows more slowly' compares the growth from the smallest to the largest N."""
@@ -145,7 +145,7 @@ def tc3_rows(seeds=range(4), # one SE sample and one run per seed
 @register_claim('chaining', 'theorem1-runs', 'Theorem 1 and Eq. 8 (App. A.2)', """With probability at least 1 − δ,
     for every n, Chaining-UCB's instantaneous regret f* − f(x_n) is below Eq. 8's right side
     3 Σ_{ε_i < σ_n} ε_{i−1} √(2 u_i^n) and below Theorem 1's σ_n (c_{n,δ} − 6 log σ_n) + 9 Σ_{2^{−i} < σ_n} 2^{−i} √(log N(X, d_n, 2^{−i})).""",
-                f'{PAGE}#tc3-regret-against-eq-8-and-theorem-1-along-runs', kind='theory')
+                f'{PAGE}#tc3-regret-against-eq.-8-and-theorem-1-along-runs', kind='theory')
 def claim_theorem1_runs(cache_dir='results'):
     """TC3 recomputed (4 runs of a few seconds): a bound holds when the fraction of runs that break it at some
     step is at most delta = 0.05."""
@@ -190,7 +190,7 @@ def a3_runs(cache_dir='results') -> dict:
 @register_claim('chaining', 'a3-constants', 'App. A.3 (Theorem 1 from Eq. 8)', """Erratum: App. A.3 derives Theorem 1
     as an upper bound of Eq. 8's right side, but it bounds Σ_{ε_i < s} ε_{i−1} by 2s (the sum reaches 4s) and drops
     the factor √2 of the δ-term, so Theorem 1's right side can fall below Eq. 8's; the erratum holds if it does.""",
-                f'{PAGE}#app-a-3-theorem-1-from-eq-8', kind='erratum')
+                f'{PAGE}#app.-a.3-theorem-1-from-eq.-8', kind='erratum')
 def claim_a3_constants(cache_dir='results'):
     "Theorem 1 over Eq. 8 on a grid of (n, sigma_n) for two cover profiles, and along the cached Fig. 2 runs."
     sw = a3_sweep()
@@ -228,7 +228,7 @@ def a2_grid(n:int=50, sizes=(1, 10**4), grid=np.linspace(0.01, 1, 100)) -> dict:
 @register_claim('chaining', 'a2-lemma', 'App. A.2 (from Eq. 7 to Eq. 8)', """Erratum: to reduce Eq. 7 to Eq. 8, App. A.2
     states that for any (a, b) ∈ [0, 1]², Σ_{i: a ≤ 2^{−i} ≤ a+b} H_i^n ≤ 2 Σ_{i: 2^{−i} ≤ b} H_i^n, proved "without loss
     of generality" for b ≤ a; the erratum holds if the inequality fails for some b ≤ a (then Eq. 8 is not established).""",
-                f'{PAGE}#app-a-2-the-step-from-eq-7-to-eq-8', kind='erratum')
+                f'{PAGE}#app.-a.2-the-step-from-eq.-7-to-eq.-8', kind='erratum')
 def claim_a2_lemma(cache_dir='results'):
     "Both sides on a 100 x 100 grid of (a, b), b <= a, n = 50, |T_i| = 1 and 10^4, as printed and in Eq. 7's form."
     l, r = a2_sides(0.5, 0.01)
@@ -263,7 +263,7 @@ def cover_increments(N:int=625, # SE design size (uniform in [0, R]^2, the TC1 d
 @register_claim('chaining', 'h-scale', 'Algorithm 1 against App. A.1–A.2 (Eq. 6–8)', """Erratum: Algorithm 1 prints
     H_i = ε_i √(2 log((|T_i|+1) i² t² π⁴/(36δ))), but the chaining increments between consecutive covers have standard
     deviation above ε_i (up to ε_{i−1}), so the proof needs H_i^n = ε_{i−1} √(2 u_i^n), twice the printed value; the
-    erratum holds if the increments exceed ε_i.""", f"{PAGE}#algorithm-1-s-h-i-against-the-proof-s", kind='erratum')
+    erratum holds if the increments exceed ε_i.""", f"{PAGE}#algorithm-1s-h_i-against-the-proofs", kind='erratum')
 def claim_h_scale(cache_dir='results'):
     "The new centres' distances to the previous cover (SE, N = 625), the tail they imply, and the cached h_scale ablation."
     inc = cover_increments()
