@@ -177,3 +177,7 @@ def main(argv:list|None=None, # arguments (default `sys.argv[1:]`)
     except KeyboardInterrupt:
         print("\nhdbo: interrupted; finished runs are cached, run the same command again to resume", file=sys.stderr)
         return 130
+
+# %% ../nbs/05a_cli.ipynb #396f027a
+#| eval: false
+if __name__ == '__main__' and 'ipykernel' not in sys.modules: sys.exit(main())   # python -m hdbo_nb.cli

@@ -16,6 +16,10 @@ def test_list():
     for word in ('experiments', 'baselines', 'smoke', 'methods', 'gp-ucb', 'random', 'problems', 'branin', 'hartmann6'):
         assert word in p.stdout
 
+def test_python_m_runs_the_same_command():
+    p = subprocess.run([sys.executable, '-m', 'hdbo_nb.cli', 'list'], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and p.stdout == hdbo('list').stdout, p.stderr
+
 @pytest.mark.parametrize('args, suggestion', [
     (('run', 'baseline'), "did you mean 'baselines'"),
     (('plot', 'smok'), "did you mean 'smoke'"),
