@@ -178,6 +178,6 @@ def main(argv:list|None=None, # arguments (default `sys.argv[1:]`)
         print("\nhdbo: interrupted; finished runs are cached, run the same command again to resume", file=sys.stderr)
         return 130
 
-# %% ../nbs/05a_cli.ipynb #396f027a
+# %% ../nbs/05a_cli.ipynb #a595e498
 #| eval: false
 if __name__ == '__main__' and 'ipykernel' not in sys.modules: sys.exit(main())   # python -m hdbo_nb.cli
