@@ -49,16 +49,16 @@ def _vs_all(name:str, problem:str, cache_dir:str, ahead:tuple=(), what:str='log1
 
 # %% ../nbs/52_boo_experiments.ipynb #a34cabc7
 @register_claim('boo', 'fig3-hartmann3', 'Sec. 6.1, Fig. 3 (Hartmann-3)', """On Hartmann-3 (D = 3, N = 200) BOO outperforms
-    all five baselines (GP-EI, GP-UCB, SOO, BaMSOO, IMGPO) in log10 simple regret.""", f'{PAGE}#fig-3-synthetic-functions')
+    all five baselines (GP-EI, GP-UCB, SOO, BaMSOO, IMGPO) in log10 simple regret.""", f'{PAGE}#fig.-3-synthetic-functions')
 def claim_fig3_hartmann(cache_dir='results'): return _vs_all('boo-fig3', 'Hartmann-3', cache_dir)
 
 @register_claim('boo', 'fig3-schwefel3', 'Sec. 6.1, Fig. 3 (Schwefel-3)', """On Schwefel-3 (D = 3, N = 200) BOO outperforms
-    all five baselines (GP-EI, GP-UCB, SOO, BaMSOO, IMGPO) in log10 simple regret.""", f'{PAGE}#fig-3-synthetic-functions')
+    all five baselines (GP-EI, GP-UCB, SOO, BaMSOO, IMGPO) in log10 simple regret.""", f'{PAGE}#fig.-3-synthetic-functions')
 def claim_fig3_schwefel(cache_dir='results'): return _vs_all('boo-fig3', 'Schwefel-3', cache_dir)
 
 @register_claim('boo', 'fig3-shekel4', 'Sec. 6.1, Fig. 3 (Shekel-4)', """On Shekel-4 (D = 4, N = 800) BOO outperforms SOO,
     BaMSOO, IMGPO and GP-EI in log10 simple regret; GP-UCB, the one exception, does better than BOO.""",
-                f'{PAGE}#fig-3-synthetic-functions')
+                f'{PAGE}#fig.-3-synthetic-functions')
 def claim_fig3_shekel(cache_dir='results'): return _vs_all('boo-fig3', 'Shekel-4', cache_dir, ahead=('GP-UCB',))
 
 # %% ../nbs/52_boo_experiments.ipynb #f1743696
@@ -84,13 +84,13 @@ def claim_table1(cache_dir='results'):
 _DIGITS = "on scikit-learn's digits: MNIST cannot be downloaded here"
 
 @register_claim('boo', 'fig4-elasticnet', 'Sec. 6.2, Fig. 4 (Elastic Net)', """Tuning Elastic Net's two regularisation
-    hyperparameters on MNIST (N = 200), BOO outperforms all baselines in test error.""", f'{PAGE}#fig-4-hyperparameter-tuning')
+    hyperparameters on MNIST (N = 200), BOO outperforms all baselines in test error.""", f'{PAGE}#fig.-4-hyperparameter-tuning')
 def claim_fig4_elasticnet(cache_dir='results'):
     return _vs_all('boo-fig4', 'ElasticNet (digits)', cache_dir, what='log10 test error', note=_DIGITS, nd=3)
 
 @register_claim('boo', 'fig4-mlp', 'Sec. 6.2, Fig. 4 (MLP)', """Tuning a two-layer MLP's learning rate and L2 weights on
     MNIST (N = 200), BOO reaches slightly lower test errors than the baselines (little room is left: BOO's error is
-    1.8%).""", f'{PAGE}#fig-4-hyperparameter-tuning')
+    1.8%).""", f'{PAGE}#fig.-4-hyperparameter-tuning')
 def claim_fig4_mlp(cache_dir='results'):
     st = final_stats('boo-fig4', cache_dir)['MLP (digits)']; boo = st['BOO']
     v, why = verdict_from({'no baseline beats BOO': not any(_beats(st[m], boo) for m in st if m != 'BOO'),
@@ -101,7 +101,7 @@ def claim_fig4_mlp(cache_dir='results'):
 
 @register_claim('boo', 'fig4-xgboost', 'Sec. 6.2, Fig. 4 (XGBoost)', """Tuning XGBoost's five hyperparameters (Table 2) on
     Skin Segmentation, BOO is the best method, outperforming all baselines by a wide margin.""",
-                f'{PAGE}#fig-4-hyperparameter-tuning')
+                f'{PAGE}#fig.-4-hyperparameter-tuning')
 def claim_fig4_xgboost(cache_dir='results'):
     return _vs_all('boo-fig4', 'Boosting (Skin stand-in)', cache_dir, what='log10 test error', nd=3,
                    note="with scikit-learn's gradient boosting on a synthetic stand-in for Skin Segmentation: XGBoost and "

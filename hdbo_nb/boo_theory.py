@@ -316,7 +316,7 @@ def decades_per_doubling(L:np.ndarray, # (runs, N) log10 regret
 @register_claim('boo', 'exponential-regret-decay', 'Abstract; Sec. 5.2.3, Theorem 2 and Corollary 1', """Under Assumptions
     1–2 (f a sample of a zero-mean GP with a Matérn kernel, ν > 4 + D/2, noiseless, known hyperparameters), BOO with
     b = D, a = ⌊(√N/2)^(1/D)⌋ and h_max(p) = √p has simple regret r_N = O(N^(−√N)) with probability 1 − η: the regret
-    decays exponentially.""", f"{PAGE}#theory-check-5-the-regret-rate-under-the-paper-s-conditions", kind='theory')
+    decays exponentially.""", f"{PAGE}#theory-check-5-the-regret-rate-under-the-papers-conditions", kind='theory')
 def claim_exp_decay(cache_dir='results'):
     trs = gp_sample_runs(); D = trs[0].X.shape[1]
     dd = decades_per_doubling(log10_regret(trs)); N, m = dd['N'], dd['median']
@@ -338,7 +338,7 @@ def corollary1_a(N:int, D:int) -> float:
 @register_claim('boo', 'corollary1-a-erratum', 'Corollary 1 and Secs. 6.1–6.2', """The experiments choose a = 2 'as per
     Corollary 1', which sets a = ⌊(√N/2)^(1/D)⌋ (and P(m; a, b) needs a ≥ 2); erratum: at the paper's own budgets this
     floor is 1 in most settings (N = 200 at D = 3, N = 800 at D = 4), so a = 2 rounds (√N/2)^(1/D) ≈ 1.9 up instead of
-    following the corollary.""", f"{PAGE}#theory-check-5-the-regret-rate-under-the-paper-s-conditions", kind='erratum')
+    following the corollary.""", f"{PAGE}#theory-check-5-the-regret-rate-under-the-papers-conditions", kind='erratum')
 def claim_corollary1_a(cache_dir='results'):
     vals = {k: corollary1_a(N, D) for k, (N, D) in PAPER_SETTINGS.items()}
     bad = [k for k, x in vals.items() if math.floor(x) < 2]
