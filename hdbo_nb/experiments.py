@@ -100,11 +100,27 @@ class Experiment:
                 f"{len(self.problems)} problems x {len(self.seeds)} seeds = {len(self)} runs, budget {b})")
 
 # %% ../nbs/05_experiments.ipynb #8ec5a585
+def _home_module(fn) -> str:
+    """The module of `fn`; for a function a notebook defined (`__main__`) with the same name and source as a package
+    module's, that module: a run's identity must not depend on whether the notebook or the package registered it."""
+    mod = getattr(fn, '__module__', None) or '?'
+    if mod != '__main__' or not inspect.isfunction(fn): return mod
+    try: src = inspect.getsource(fn)
+    except (OSError, TypeError): return mod
+    pkg = __name__.split('.')[0]
+    for name, m in list(sys.modules.items()):
+        g = getattr(m, fn.__name__, None) if name.startswith(pkg + '.') else None
+        if inspect.isfunction(g) and g.__module__ == name and g.__qualname__ == fn.__qualname__:
+            try:
+                if inspect.getsource(g) == src: return name
+            except (OSError, TypeError): pass
+    return mod
+
 def _fn_id(fn) -> dict:
     "A stable description of a function: qualified name, source digest, defaults and captured variables."
     if isinstance(fn, functools.partial):
         return dict(partial=_fn_id(fn.func), args=_canon(fn.args), kwargs=_canon(fn.keywords))
-    d = dict(fn=f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', type(fn).__name__)}")
+    d = dict(fn=f"{_home_module(fn)}.{getattr(fn, '__qualname__', type(fn).__name__)}")
     try: d['source'] = hashlib.sha1(inspect.getsource(fn).encode()).hexdigest()[:12]
     except (OSError, TypeError): pass
     try:

@@ -218,3 +218,23 @@ def test_load_all_skips_missing_and_reports_broken(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.warns(UserWarning, match='could not import broken_paper_mod'):
         assert load_all(['broken_paper_mod']) == []
+
+def test_run_identity_does_not_depend_on_who_registered():
+    """A notebook re-running an exported cell defines the same function in `__main__`: the runs it registers must keep
+    the cache keys of the package's own registration (else a later notebook in the same process finds no results)."""
+    import inspect, linecache, functools
+    import hdbo_nb.sibo as sb
+    from hdbo_nb.experiments import _fn_id
+    src = inspect.getsource(sb.sibo_gp_problem)
+    fname = '<notebook-cell>'
+    linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)   # as IPython does for its cells
+    ns = dict(vars(sb), __name__='__main__')
+    import __future__
+    flags = __future__.annotations.compiler_flag if getattr(sb, 'annotations', None) is __future__.annotations else 0
+    exec(compile(src, fname, 'exec', flags=flags, dont_inherit=True), ns)   # the notebook has the module's future imports
+    twin = ns['sibo_gp_problem']
+    assert twin is not sb.sibo_gp_problem and twin.__module__ == '__main__'
+    assert _fn_id(functools.partial(twin, d=100)) == _fn_id(functools.partial(sb.sibo_gp_problem, d=100))
+    def other(d=100): return d
+    other.__module__ = '__main__'
+    assert _fn_id(other)['fn'].startswith('__main__.')      # a function only the notebook has keeps its own name
