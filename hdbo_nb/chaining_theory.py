@@ -162,10 +162,11 @@ def claim_theorem1_runs(cache_dir='results'):
                           f"SE samples, N = 625, the proof's H_i, {len(runs)} runs of {len(rows) // len(runs)} iterations", note)
 
 # %% ../nbs/31_chaining_theory.ipynb #95063171
-def a3_sweep(sigmas=np.linspace(0.01, 1, 100), # sigma_n values
+def a3_sweep(sigmas=None, # sigma_n values (default: 100 from 0.01 to 1)
              ns=(1, 10, 100, 1000), # iterations n
              delta:float=0.05) -> dict:
     "Theorem 1's right side over Eq. 8's on a grid of (n, sigma_n), for two cover-size profiles: {profile: (len(ns), len(sigmas)) ratios}."
+    sigmas = np.linspace(0.01, 1, 100) if sigmas is None else sigmas
     profiles = {'|T_i| = 1': lambda i: 1, '|T_i| = min((R/ε_i)², 10⁴)': lambda i: min((R / eps_level(i)) ** 2, 1e4)}
     return {k: np.array([[thm1(s, f, n, delta) / eq8(s, f, n, delta) for s in sigmas] for n in ns]) for k, f in profiles.items()}
 
@@ -214,8 +215,9 @@ def a2_sides(a:float, b:float, # sigma_n^* and sigma_n in Eq. 7
         return (sum(H(i) for i in range(1, 60) if a <= eps_level(i) < a + b), 2 * sum(H(i) for i in range(1, 60) if eps_level(i) < b))
     raise ValueError(f"form must be 'printed' or 'eq7', got {form!r}")
 
-def a2_grid(n:int=50, sizes=(1, 10**4), grid=np.linspace(0.01, 1, 100)) -> dict:
-    "{(form, |T_i|): (pairs b <= a where the inequality fails, pairs, largest left / right)} on grid x grid."
+def a2_grid(n:int=50, sizes=(1, 10**4), grid=None) -> dict:
+    "{(form, |T_i|): (pairs b <= a where the inequality fails, pairs, largest left / right)} on grid x grid (default: 100 points in [0.01, 1])."
+    grid = np.linspace(0.01, 1, 100) if grid is None else grid
     out = {}
     for form in ('printed', 'eq7'):
         for S in sizes:

@@ -263,3 +263,10 @@ def test_api_entries_are_in_the_page_contents(site, server, browser):
     toc = page.evaluate("() => [...document.querySelectorAll('#pst-page-toc-nav a')].map(a => a.textContent.trim())")
     page.close()
     assert {'Matern', 'GP.fit', 'GP.predict'} <= set(toc), toc[:20]
+
+def test_sidebar_groups_toolkit_baselines_and_papers(site, server, browser):
+    page, _ = _open(browser, server + 'index.html')
+    captions = page.evaluate("() => [...document.querySelectorAll('.bd-sidebar-primary .caption-text')].map(e => e.textContent.trim())")
+    page.close()
+    assert captions[:2] == ['Toolkit', 'Baselines'], captions
+    for name in PAPERS: assert any(c.startswith(name + ' (') for c in captions), (name, captions)
