@@ -84,3 +84,16 @@ def test_oracle_floor_separable():
     P = Problem(lambda x: -np.sum(x ** 2), [[-2, 2]] * 5, f_opt=0., x_opt=np.zeros(5))
     Z = np.random.default_rng(7).uniform(-1, 1, (10, 3))
     assert np.isclose(oracle_floor(P, 2, 10, rng=7), np.min(((2 * Z) ** 2).sum(1)))
+
+
+def test_claims_evaluate_on_the_cache():
+    "Every registered MS-UCB claim measures to a verdict (not an error) on the committed results cache."
+    import os
+    from hdbo_nb.claims import evaluate_claims, VERDICTS
+    res = evaluate_claims('msucb', os.path.join(os.path.dirname(__file__), '..', 'results'))
+    assert len(res) >= 17
+    errors = [(r.claim.id, r.error) for r in res if r.verdict == 'error']
+    assert not errors, errors
+    assert all(r.verdict in VERDICTS and r.measurement.value for r in res)
+    kinds = {r.claim.kind for r in res}
+    assert kinds == {'experiment', 'theory', 'erratum'}, kinds
