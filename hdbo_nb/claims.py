@@ -132,7 +132,8 @@ def claims_markdown(results:list, # from `evaluate_claims`
         for r in rows:
             m = r.measurement
             verdict = f"**{r.verdict}**" + (f": {_md(m.note)}" if m and m.note else '') if m else f"**error**: {_md(r.error)}"
-            out.append(f"| [{_md(r.claim.where)}]({_link(r.claim.page, links)}) | {_md(r.claim.claim)} | "
+            kind = f" *({r.claim.kind})*" if r.claim.kind != 'experiment' else ''
+            out.append(f"| [{_md(r.claim.where)}]({_link(r.claim.page, links)}){kind} | {_md(r.claim.claim)} | "
                        f"{_md(m.value) if m else ''} | {verdict} |")
         out.append('')
     return '\n'.join(out)
@@ -145,13 +146,17 @@ def claims_counts(results:list) -> dict:
 def claims_counts_markdown(results:list, # from `evaluate_claims`
                            page:str="07_claims.ipynb", # the scorecard page the table links to
                           ) -> str:
-    "The counts per paper and verdict as a Markdown table (the home page shows it), linking to the scorecard."
-    counts = claims_counts(results)
+    """The counts per paper as a Markdown table (the home page shows it), linking to the scorecard: the verdicts on
+    the papers' experimental and theoretical claims, then how many of the errata we checked our measurement confirms."""
+    claims = [r for r in results if r.claim.kind != 'erratum']
+    counts = claims_counts(claims)
     cols = [v for v in VERDICTS + ("error",) if v != "error" or any(c["error"] for c in counts.values())]
-    out = ["| paper | claims | " + " | ".join(cols) + " |", "|---|" + "---:|" * (len(cols) + 1)]
+    out = ["| paper | claims | " + " | ".join(cols) + " | errata confirmed |", "|---|" + "---:|" * (len(cols) + 2)]
     for p, c in counts.items():
         n = sum(c.values())
-        out.append(f"| [{_md(PAPERS[p])}]({page}) | {n} | " + " | ".join(str(c[v]) if n else "–" for v in cols) + " |")
+        err = [r for r in results if r.claim.paper == p and r.claim.kind == 'erratum']
+        conf = f"{sum(r.verdict == 'reproduced' for r in err)} of {len(err)}" if err else "–"
+        out.append(f"| [{_md(PAPERS[p])}]({page}) | {n} | " + " | ".join(str(c[v]) if n else "–" for v in cols) + f" | {conf} |")
     return "\n".join(out)
 
 def claims_text(results:list, width:int=100) -> str:

@@ -138,7 +138,7 @@ def theory_cache(name:str, cache_dir:str='results') -> dict:
 # %% ../nbs/10_msucb.ipynb #9899ff0c
 @register_claim('msucb', 'beta-log-d', 'Sec. Proposed Method, β_t after Eq. (8)', """MS-UCB's β_t = 2 log(π²t²/δ) +
     2d log(2bd √log(6Da/δ) t²) depends on D only through √log D, whereas GP-UCB's β_t grows linearly in D.""",
-                f'{PAGE}#beta-t-main-text', kind='theory')
+                f'{PAGE}#beta_t-main-text', kind='theory')
 def claim_beta_log_d(cache_dir='results'):
     """β_T as recorded by the Fig. 1 runs (T = 100 BO iterations, d = 5, a = b = 1, δ = 0.1) at D = 20, 50, 100: MS-UCB's
     change with D against the √log D term alone, GP-UCB's (the package's Srinivas schedule) against a linear growth."""
@@ -494,7 +494,7 @@ def lemma4_stats(ns=(1, 2, 3, 4, 6), # dimensions n = D - d of z
 
 @register_claim('msucb', 'lemma4', 'Lemma 4 (Eq. 13); supplement, Eq. (18)', """The nearest of |Z_t| uniform slices
     lies within θ_t = (Γ(D−d+1) log(2/δ)/|Z_t|)^{1/(D−d)} of z* in ℓ1 norm with probability ≥ 1 − δ/2, for every
-    z* in the box: Term 1 of the regret decays like |Z_t|^{−1/(D−d)}.""", f'{PAGE}#tc1-lemma-4-s-rate-and-constant',
+    z* in the box: Term 1 of the regret decays like |Z_t|^{−1/(D−d)}.""", f'{PAGE}#tc1-lemma-4s-rate-and-constant',
                 kind='theory')
 def claim_lemma4(cache_dir='results', delta=0.1):
     st = lemma4_stats(delta=delta)
@@ -512,7 +512,7 @@ def claim_lemma4(cache_dir='results', delta=0.1):
 # %% ../nbs/10_msucb.ipynb #6ed87c9b
 @register_claim('msucb', 'lemma4-volume', 'Supplement, proof of Lemma 4 (before Eq. 18)', """The proof takes the volume of
     an ℓ1 ball of radius θ in n = D − d dimensions as (4θ)^n/n!; it is (2θ)^n/n!, and when z* sits at a corner of the
-    box the printed radius θ_t fails: 2θ_t is needed (erratum).""", f'{PAGE}#tc1-lemma-4-s-rate-and-constant',
+    box the printed radius θ_t fails: 2θ_t is needed (erratum).""", f'{PAGE}#tc1-lemma-4s-rate-and-constant',
                 kind='erratum')
 def claim_lemma4_volume(cache_dir='results', delta=0.1):
     st = lemma4_stats(delta=delta)
@@ -825,7 +825,7 @@ def msucb_fig5(scale:str='quick'):
                       seeds=2 if q else 5, budget=50 if q else 120)
 
 # %% ../nbs/10_msucb.ipynb #d4bb7091
-FIG1_PAGE = f'{PAGE}#fig-1-scalability-full-scale-d-20-50-100'
+FIG1_PAGE = f'{PAGE}#fig.-1-scalability-full-scale-d-20-50-100'
 FIG1_BASELINES = ('GP-UCB', 'Dropout-UCB', 'LineBO', 'SRE', 'REMBO', 'HeSBO')
 
 @register_claim('msucb', 'headline', 'Abstract; Discussion, On the Computation Complexity; Fig. 1', """MS-UCB converges like
@@ -894,7 +894,7 @@ def claim_fig1_camelback(cache_dir='results'):
         + f" (it beats MS-UCB at D = {', '.join(str(D) for D in rs if _beats(rs[D], f('MS-UCB', D))) or 'none'}); best at D = 100: {best100}", note)
 
 # %% ../nbs/10_msucb.ipynb #ccb32641
-FIG23_PAGE = f'{PAGE}#fig-2-and-fig-3-number-of-subspaces-and-subspace-dimension-full-scale'
+FIG23_PAGE = f'{PAGE}#fig.-2-and-fig.-3-number-of-subspaces-and-subspace-dimension-full-scale'
 
 def acq_evals(res, m:str, pl:str) -> np.ndarray:
     "UCB evaluations MS-UCB's maximiser spent per run (the traces' `acq_evals` summed)."
@@ -946,7 +946,7 @@ def claim_fig3_dimension(cache_dir='results'):
                                     for pl in res.problems) + "; 5 runs, 60 BO iterations", note)
 
 # %% ../nbs/10_msucb.ipynb #3e4501b4
-FIG45_PAGE = f'{PAGE}#fig-4-and-fig-5-the-two-learning-tasks-full-scale'
+FIG45_PAGE = f'{PAGE}#fig.-4-and-fig.-5-the-two-learning-tasks-full-scale'
 LEARNING_BASELINES = ('REMBO', 'SRE', 'HeSBO', 'LineBO')
 
 def initial_loss(res, m:str, pl:str) -> np.ndarray:
