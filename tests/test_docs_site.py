@@ -111,6 +111,7 @@ def crawl(site, server, browser):
                   links: [...document.querySelectorAll('a[href]')].map(a => a.href),
                   images: imgs.map(i => ({src: i.src, ok: i.complete && i.naturalWidth > 0, w: i.clientWidth, h: i.clientHeight, nw: i.naturalWidth, nh: i.naturalHeight})),
                   math: document.querySelectorAll('mjx-container').length,
+                  sig_scroll: [...document.querySelectorAll('.highlight-python pre')].filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 2).length,
                   math_errors: document.querySelectorAll('mjx-merror, [data-mjx-error]').length,
                   text: main.innerText,
                 };}"""))
@@ -270,3 +271,9 @@ def test_sidebar_groups_toolkit_baselines_and_papers(site, server, browser):
     page.close()
     assert captions[:2] == ['Toolkit', 'Baselines'], captions
     for name in PAPERS: assert any(c.startswith(name + ' (') for c in captions), (name, captions)
+
+def test_api_signatures_wrap(crawl):
+    "API signatures (show_doc) wrap in the text column instead of scrolling sideways."
+    pages, _ = crawl
+    bad = {u: f['sig_scroll'] for u, f in pages.items() if f.get('sig_scroll')}
+    assert not bad, f'signatures that scroll sideways at 1280 px: {bad}'
