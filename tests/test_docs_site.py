@@ -72,6 +72,8 @@ def browser():
             else: outside.append(route.request.url); route.abort()
         ctx.route('**/*', guard)
         ctx.outside = outside
+        ctx.failed = []    # local requests (scripts, fonts, figures) that the server could not satisfy
+        ctx.on('response', lambda r: ctx.failed.append((r.url, r.status)) if r.status >= 400 and urlparse(r.url).hostname in LOCAL_HOSTS else None)
         yield ctx
         ctx.close()
 
@@ -277,3 +279,7 @@ def test_api_signatures_wrap(crawl):
     pages, _ = crawl
     bad = {u: f['sig_scroll'] for u, f in pages.items() if f.get('sig_scroll')}
     assert not bad, f'signatures that scroll sideways at 1280 px: {bad}'
+
+def test_every_asset_a_page_requests_exists(crawl, browser):
+    "Scripts, styles, fonts and figures requested while the pages load and typeset all exist (the site ships only those)."
+    assert not browser.failed, f'missing assets: {sorted(set(browser.failed))[:20]}'
