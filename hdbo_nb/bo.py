@@ -63,7 +63,7 @@ class Optimizer:
         self.rng = as_rng(rng)
         self._noise_rng = np.random.default_rng(self.rng.integers(2**63))  # observation noise in `run`
         self.trace = Trace(self.dim, meta=dict(method=self.name or type(self).__name__, options=self.user_options))
-        self._pending, self._t0 = {}, None   # asked, not yet told: key -> (x, diagnostics)
+        self._pending, self._asked, self._t0 = {}, {}, None   # asked, not yet told: key -> diagnostics, key -> x
         self.setup()
 
     @classmethod
@@ -91,13 +91,13 @@ class Optimizer:
         if self._t0 is None: self._t0 = time.perf_counter()
         x, diag = self._ask()
         x = check_point(x, self.bounds)
-        self._pending[x.tobytes()] = (x, diag)
+        self._pending[x.tobytes()] = diag; self._asked[x.tobytes()] = x
         return x
 
     @property
     def pending(self) -> np.ndarray:
         "The points asked for and not told yet, shape (k, D)."
-        return np.array([x for x, _ in self._pending.values()]).reshape(-1, self.dim)
+        return np.array(list(self._asked.values())).reshape(-1, self.dim)
 
     def tell(self,
              x, # the evaluated point (D,)
@@ -111,7 +111,7 @@ class Optimizer:
         if y.size != 1: raise ValueError(f"y must be a scalar, got shape {y.shape}")
         y = float(y.reshape(()))
         if self._t0 is None: self._t0 = time.perf_counter()
-        diag = {**self._pending.pop(x.tobytes(), (None, {}))[1], **diagnostics}
+        diag = {**self._pending.pop(x.tobytes(), {}), **diagnostics}; self._asked.pop(x.tobytes(), None)
         ok = math.isfinite(y)
         if not ok: diag['failed'] = 1.
         f = np.nan if (f is None or not ok) else float(f)
