@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_bo.ipynb #79eabeeb
 from __future__ import annotations
-import math, time, difflib, warnings
+import math, time, difflib, warnings, copy
 import numpy as np
 from .core import as_rng, check_bounds, check_point, uniform, Problem, Trace, ObjectiveError, progress
 from .gp import GP, Matern, GPError
@@ -63,7 +63,7 @@ class Optimizer:
         self.rng = as_rng(rng)
         self._noise_rng = np.random.default_rng(self.rng.integers(2**63))  # observation noise in `run`
         self.trace = Trace(self.dim, meta=dict(method=self.name or type(self).__name__, options=self.user_options))
-        self._pending, self._t0 = {}, None
+        self._pending, self._asked, self._t0 = {}, {}, None   # asked, not yet told: key -> diagnostics, key -> x
         self.setup()
 
     @classmethod
@@ -78,18 +78,30 @@ class Optimizer:
 
     def _ask(self) -> tuple[np.ndarray, dict]: raise NotImplementedError
     def _tell(self, x:np.ndarray, y:float): pass
+    def _tell_failure(self, x:np.ndarray): "Subclass hook: the evaluation of `x` failed (y non-finite)."
 
-    def ask(self) -> np.ndarray:
-        "The next point to evaluate, shape (D,)."
+    def ask(self,
+            n:int|None=None, # None: one point, shape (D,); an integer: a batch of n points, shape (n, D)
+           ) -> np.ndarray:
+        "The next point to evaluate, shape (D,); with `n`, a batch of `n` points (each asked with the earlier ones pending)."
+        if n is not None:
+            if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+                raise ValueError(f"n must be a positive integer, got {n!r}")
+            return np.array([self.ask() for _ in range(int(n))])
         if self._t0 is None: self._t0 = time.perf_counter()
         x, diag = self._ask()
         x = check_point(x, self.bounds)
-        self._pending[x.tobytes()] = diag
+        self._pending[x.tobytes()] = diag; self._asked[x.tobytes()] = x
         return x
+
+    @property
+    def pending(self) -> np.ndarray:
+        "The points asked for and not told yet, shape (k, D)."
+        return np.array(list(self._asked.values())).reshape(-1, self.dim)
 
     def tell(self,
              x, # the evaluated point (D,)
-             y:float, # its observed value; NaN/inf records a failure that models ignore
+             y:float, # its observed value; NaN/inf records a failure (see `_tell_failure`)
              f:float|None=None, # the noiseless value, where known (for regret)
              **diagnostics, # extra scalars to record with this evaluation
             ):
@@ -99,13 +111,20 @@ class Optimizer:
         if y.size != 1: raise ValueError(f"y must be a scalar, got shape {y.shape}")
         y = float(y.reshape(()))
         if self._t0 is None: self._t0 = time.perf_counter()
-        diag = {**self._pending.pop(x.tobytes(), {}), **diagnostics}
+        diag = {**self._pending.pop(x.tobytes(), {}), **diagnostics}; self._asked.pop(x.tobytes(), None)
         ok = math.isfinite(y)
         if not ok: diag['failed'] = 1.
         f = np.nan if (f is None or not ok) else float(f)
         self.trace.add(x, y if ok else np.nan, f, time=time.perf_counter() - self._t0, **diag)
         if ok: self._tell(x, y)
+        else: self._tell_failure(x)
         return self
+
+    def recommend(self) -> np.ndarray:
+        "The point to report as the optimum: here the evaluated point with the best observation, shape (D,)."
+        ok = np.isfinite(self.trace.y)
+        if not ok.any(): raise ValueError(f"{self.name}: no successful evaluation to recommend yet")
+        return self.trace.X[int(np.nanargmax(np.where(ok, self.trace.y, np.nan)))].copy()
 
     def check_budget(self, budget:int):
         "Raise if `budget` is too small for this optimiser."
@@ -205,8 +224,12 @@ class GPOptimizer(Optimizer):
         n_init=None,          # initial design size (default 2D + 1, capped by the budget in `run`)
         init='lhs',           # 'lhs' (Latin hypercube) or 'uniform'
         nu=2.5,               # Matérn smoothness
-        noise=1e-6,           # noise variance on the standardised scale (fixed unless fit_noise)
-        fit_noise=None,       # fit the noise variance (None: when the problem declares noise_std > 0)
+        noise='auto',         # 'auto' ('fit' when `run` gets a problem with noise_std > 0, else 'fixed'), 'fit', 'fixed'
+                              # (1e-6), or a fixed noise variance on the standardised scale
+        fit_noise=None,       # True/False overrides `noise` (fit from / fix at its value); None: as `noise` says
+        failures='impute',    # failed evaluations in the GP's data: 'impute' (the worst value observed so far) or 'ignore'
+        pending='liar',       # points asked for but not told: 'liar' (constant liar at the worst observation) or
+                              # 'believer' (Kriging believer: the posterior mean)
         lengthscale_bounds=(1e-2, 1e2),  # in unit-cube units
         lengthscale_prior=(3., 6.),  # Gamma(shape, rate) prior on each lengthscale (unit-cube units); None: plain ML
         lengthscale0=0.5,     # initial lengthscales (unit-cube units)
@@ -239,9 +262,32 @@ class GPOptimizer(Optimizer):
             self.candidates = np.array([self._to_unit(check_point(c, self.bounds)) for c in C])
         elif o['acq_optimizer'] == 'finite' and o['n_samples'] < 1: raise ValueError("acq_optimizer='finite' needs candidates or n_samples >= 1")
         self.n_init = 2 * self.dim + 1 if o['n_init'] is None else int(o['n_init'])
-        self.fit_noise = bool(o['fit_noise'])
+        self._resolve_noise()
+        if o['failures'] not in ('impute', 'ignore'): raise ValueError(f"failures must be 'impute' or 'ignore', got {o['failures']!r}")
+        if o['pending'] not in ('liar', 'believer'): raise ValueError(f"pending must be 'liar' or 'believer', got {o['pending']!r}")
         self.gp, self._U, self._Y, self._design, self._n_design, self._n_fit = None, [], [], None, 0, 0
+        self._imputed, self._failed, self._n_ok = [], [], 0   # which of _U/_Y are imputed failures; failures awaiting a value
         self.acquisition = self.make_acquisition()
+
+    def _resolve_noise(self):
+        "Set `self.noise0` (the GP's starting / fixed noise), `self.fit_noise` and `self._noise_auto` from the options."
+        nz, fn = self.options['noise'], self.options['fit_noise']
+        if isinstance(nz, str):
+            if nz not in ('auto', 'fit', 'fixed'):
+                raise ValueError(f"noise must be 'auto', 'fit', 'fixed' or a variance >= 0, got {nz!r}")
+            self.noise0, self.fit_noise, self._noise_auto = 1e-6, nz == 'fit', nz == 'auto'
+        else:
+            try: v = float(nz)
+            except (TypeError, ValueError): v = math.nan
+            if not (math.isfinite(v) and v >= 0):
+                raise ValueError(f"noise must be 'auto', 'fit', 'fixed' or a variance >= 0, got {nz!r}")
+            self.noise0, self.fit_noise, self._noise_auto = v, False, False
+        if fn is not None: self.fit_noise, self._noise_auto = bool(fn), False
+
+    @property
+    def noisy(self) -> bool:
+        "Whether the model treats observations as noisy (noise fitted, or a noise value given)."
+        return self.fit_noise or not isinstance(self.options['noise'], str)
 
     def _to_unit(self, x): return (np.asarray(x, dtype=float) - self._lo) / self._w
     def _from_unit(self, u): return self._lo + self._w * np.clip(u, 0., 1.)
@@ -259,14 +305,14 @@ class GPOptimizer(Optimizer):
 
     def prepare_run(self, problem, budget):
         if self.options['n_init'] is None and self._design is None: self.n_init = min(self.n_init, budget)
-        if self.options['fit_noise'] is None and problem.noise_std > 0: self.fit_noise = True
+        if self._noise_auto and problem.noise_std > 0: self.fit_noise = True
 
 # %% ../nbs/04_bo.ipynb #10341869
 def _gp_update(self) -> bool:
-    "Bring the GP up to date with the successful observations; True if hyperparameters were re-optimised."
+    "Bring the GP up to date with the observations (and imputed failures); True if hyperparameters were re-optimised."
     o, U, Y = self.options, np.array(self._U), np.array(self._Y)
     if self.gp is None:
-        self.gp = GP(Matern(o['nu'], np.full(self.dim, o['lengthscale0'])), noise=o['noise'], fit_noise=self.fit_noise,
+        self.gp = GP(Matern(o['nu'], np.full(self.dim, o['lengthscale0'])), noise=self.noise0, fit_noise=self.fit_noise,
                      lengthscale_bounds=o['lengthscale_bounds'], lengthscale_prior=o['lengthscale_prior'])
         self.gp.fit(U, Y, n_restarts=o['n_restarts'], rng=self.rng)
     elif len(U) - self._n_fit >= o['refit_every']:
@@ -293,7 +339,7 @@ def _maximize_acq(self):
     if o['acq_optimizer'] == 'direct':
         return maximize_direct(f, unit, maxfun=o['maxfun'])
     # the incumbent's neighbourhood joins the random samples: local improvements are where EI/PI live
-    ib = int(np.argmax(self._Y))
+    ib = int(np.argmax(self._Y))   # imputed failures hold the minimum, never above a real observation
     near = np.clip(self._U[ib] + 0.05 * self.rng.standard_normal((max(o['n_samples'] // 10, 1), D)), 0, 1)
     return maximize_lbfgs(lambda X: acq.value_and_grad(gp, X), unit, rng=self.rng, n_samples=o['n_samples'],
                           n_starts=o['n_starts'], f=f, candidates=near, ftol=o['acq_ftol'])
@@ -306,7 +352,7 @@ def _gp_ask(self):
     if self._n_design < len(self._design):
         u = self._design[self._n_design]; self._n_design += 1
         return self._from_unit(u), dict(init=1.)
-    if len(self._Y) < 2:
+    if self._n_ok < 2:
         return self._from_unit(self.rng.random(self.dim)), dict(init=1.)
     t0 = time.perf_counter()
     try: refit = self._gp_update()
@@ -315,15 +361,33 @@ def _gp_ask(self):
         self.gp.fit(np.array(self._U), np.array(self._Y), optimize=False); refit = False
     t1 = time.perf_counter()
     diag = self.update_acquisition(n_told + 1)
-    u, val = self._maximize_acq()
+    if self._pending: u, val = self._maximize_acq_pending()
+    else: u, val = self._maximize_acq()
     t2 = time.perf_counter()
     return self._from_unit(u), dict(acq=val, fit_time=t1 - t0, acq_time=t2 - t1, refit=float(refit), init=0., **diag)
 
+def _append(self, u, y, imputed=False):
+    self._U.append(u); self._Y.append(float(y)); self._imputed.append(imputed)
+
 def _gp_tell(self, x, y):
-    self._U.append(self._to_unit(x)); self._Y.append(y)
+    self._append(self._to_unit(x), y); self._n_ok += 1
+    self._flush_failures()
+
+def _gp_tell_failure(self, x):
+    if self.options['failures'] == 'ignore': return
+    self._failed.append(self._to_unit(x))
+    self._flush_failures()
+
+def _flush_failures(self):
+    "Give the failures told so far the worst value observed so far (once there is one)."
+    if not self._failed or not self._n_ok: return
+    worst = min(y for y, imp in zip(self._Y, self._imputed) if not imp)
+    for u in self._failed: self._append(u, worst, imputed=True)
+    self._failed = []
 
 GPOptimizer._gp_update, GPOptimizer._maximize_acq = _gp_update, _maximize_acq
-GPOptimizer._ask, GPOptimizer._tell = _gp_ask, _gp_tell
+GPOptimizer._ask, GPOptimizer._tell, GPOptimizer._tell_failure = _gp_ask, _gp_tell, _gp_tell_failure
+GPOptimizer._append, GPOptimizer._flush_failures = _append, _flush_failures
 
 # %% ../nbs/04_bo.ipynb #8a2c87bd
 @register_method('gp-ucb')
@@ -474,3 +538,43 @@ class GPUCBFinite(FiniteGPOptimizer):
     def score(self, t):
         beta = float(self.options['beta_scale'] * beta_srinivas_finite(t, self.N, delta=self.options['delta']))
         return self.post.mu + math.sqrt(beta) * self.post.sigma, dict(beta_t=beta)
+
+# %% ../nbs/04_bo.ipynb #f16a0004
+def _gp_recommend(self) -> np.ndarray:
+    "The evaluated point with the largest posterior mean if the model is noisy, else the best observation."
+    ok = np.isfinite(self.trace.y)
+    if not self.noisy or self.gp is None or self._n_ok < 2 or not ok.any(): return Optimizer.recommend(self)
+    gp = copy.deepcopy(self.gp)   # bring a copy up to date: the optimiser's own state and rng stay untouched
+    if len(self._U) > gp.n: gp.add(np.array(self._U[gp.n:]), np.array(self._Y[gp.n:]))
+    X = self.trace.X[ok]
+    return X[int(np.argmax(gp.predict(self._to_unit(X))[0]))].copy()
+
+GPOptimizer.recommend = _gp_recommend
+
+# %% ../nbs/04_bo.ipynb #f16a0007
+def _fantasy_gp(self, P:np.ndarray) -> GP:
+    "A copy of the GP that also holds the pending points `P` (unit cube, (k, D)) at their lies."
+    gp = copy.deepcopy(self.gp)
+    if self.options['pending'] == 'liar':
+        gp.add(P, np.full(len(P), min(y for y, imp in zip(self._Y, self._imputed) if not imp)))
+    else:
+        for p in P: gp.add(p, float(gp.predict(p[None])[0][0]))
+    return gp
+
+def _maximize_acq_pending(self):
+    "Maximise the acquisition of the fantasy GP; never return a pending point."
+    P = self._to_unit(self.pending)
+    gp, acq = self.gp, self.acquisition
+    fix_best = getattr(acq, 'best', 0.) is None     # EI/PI: improve on the real observations, not on the lies
+    try:
+        self.gp = self._fantasy_gp(P)
+        if fix_best: acq.best = float(np.max([y for y, imp in zip(self._Y, self._imputed) if not imp]))
+        u, val = self._maximize_acq()
+        if np.abs(P - u).max(1).min() < 1e-6:
+            u = self.rng.random(self.dim); val = float(acq(self.gp, u[None])[0])
+    finally:
+        self.gp = gp
+        if fix_best: acq.best = None
+    return u, val
+
+GPOptimizer._fantasy_gp, GPOptimizer._maximize_acq_pending = _fantasy_gp, _maximize_acq_pending

@@ -168,12 +168,14 @@ def test_objective_non_finite_raises_with_trace(value, name):
     np.testing.assert_array_equal(e.trace.X, optimize(sphere(), name, 8, rng=0).X)   # nothing lost
 
 def test_objective_non_finite_recorded_and_ignored_by_gp():
-    tr_opt = get_method('gp-ucb')(sphere().bounds, rng=0)
-    tr = tr_opt.run(_flaky(7), 15, on_nan='record')
-    assert len(tr) == 15 and tr.meta['status'] == 'done'
-    assert np.isnan(tr.y[7]) and tr.diagnostics['failed'][7] == 1 and np.isfinite(np.delete(tr.y, 7)).all()
-    assert tr_opt.gp.n == 13 and np.isfinite(tr_opt.gp.y).all()        # 14 successes, the last not yet used
-    assert np.isfinite(tr.simple_regret()).all()
+    "failures='ignore' keeps failures out of the GP; the default imputes them (see test_failures_visible_to_the_gp)."
+    for failures, n_gp in (('ignore', 13), ('impute', 14)):
+        tr_opt = get_method('gp-ucb')(sphere().bounds, rng=0, failures=failures)
+        tr = tr_opt.run(_flaky(7), 15, on_nan='record')
+        assert len(tr) == 15 and tr.meta['status'] == 'done'
+        assert np.isnan(tr.y[7]) and tr.diagnostics['failed'][7] == 1 and np.isfinite(np.delete(tr.y, 7)).all()
+        assert tr_opt.gp.n == n_gp and np.isfinite(tr_opt.gp.y).all()   # 14 successes (+ the failure), the last not yet used
+        assert np.isfinite(tr.simple_regret()).all()
 
 def test_all_initial_points_failing_keeps_going():
     p = Problem(lambda x: np.nan if x[0] < 2 else 0., [[0, 1], [0, 1]], name='always-nan')
@@ -211,3 +213,87 @@ def test_direct_and_finite_maximisers_in_the_loop():
     C = latin_hypercube(400, 2, rng=0) * np.ptp(p.bounds, 1) + p.bounds[:, 0]
     tr = optimize(p, 'gp-ucb', 20, rng=0, acq_optimizer='finite', candidates=C, beta='srinivas-finite')
     assert all((np.abs(C - x).max(1) < 1e-12).any() for x in tr.X[5:])
+
+# ---------------------------------------------------------------- failures, noise, batches (issue 16, items 1-3)
+def _cliff():
+    "Fails (NaN) for x0 > 0.6; the maximum (0.3, 0.3) is well inside the feasible part (60 % of the box)."
+    return Problem(lambda x: np.nan if x[0] > 0.6 else -float(np.sum((x - .3)**2)), [[0, 1]] * 2, f_opt=0., name='cliff')
+
+def test_failures_visible_to_the_gp():
+    p = _cliff()
+    frac = lambda m, **kw: np.mean([np.isnan(optimize(p, m, 30, rng=s, on_nan='record', **kw).y).mean() for s in range(3)])
+    fr = {m: frac(m) for m in ('random', 'gp-ucb', 'gp-ei')}
+    assert fr['gp-ucb'] < fr['random'] and fr['gp-ei'] < fr['random'], fr
+    assert frac('gp-ucb', failures='ignore') > 0.6          # the old behaviour, kept as an option, keeps failing
+    # the GP's data holds the failed point at the worst value observed before it; the trace keeps NaN
+    opt = get_method('gp-ucb')(p.bounds, rng=0)
+    tr = opt.run(p, 20, on_nan='record')
+    bad = np.flatnonzero(np.isnan(tr.y))
+    assert len(bad) and opt.gp.n >= 19 and np.isfinite(opt.gp.y).all()
+    first = bad[bad > np.flatnonzero(np.isfinite(tr.y))[0]][0]    # a failure after a success
+    U = (tr.X - p.bounds[:, 0]) / np.ptp(p.bounds, 1)
+    j = int(np.flatnonzero((np.abs(opt.gp.X - U[first]).max(1) < 1e-12))[0])
+    assert opt.gp.y[j] == np.nanmin(tr.y[:first])
+    with pytest.raises(ValueError, match='failures'): get_method('gp-ucb')(p.bounds, failures='zero')
+
+def _noisy_branin(): return get_problem('branin', noise_std=5.)
+
+def test_noise_option_same_in_run_and_ask_tell():
+    p = _noisy_branin()
+    # ask/tell with noise='fit' fits the noise, and gives the same points as run() with the same values
+    tr = optimize(p, 'gp-ucb', 25, rng=0, noise='fit')
+    opt = get_method('gp-ucb')(p.bounds, rng=0, noise='fit')
+    for y in tr.y: opt.tell(opt.ask(), y)
+    np.testing.assert_array_equal(opt.trace.X, tr.X)
+    assert opt.gp.fit_noise and opt.gp.noise > 1e-3
+    # a value is a fixed noise variance in both paths; 'fixed' is 1e-6 even when run() sees a noisy problem
+    for noise, want in ((0.05, 0.05), ('fixed', 1e-6)):
+        o1 = get_method('gp-ucb')(p.bounds, rng=0, noise=noise); o1.run(p, 12)
+        o2 = get_method('gp-ucb')(p.bounds, rng=0, noise=noise)
+        for y in o1.trace.y: o2.tell(o2.ask(), y)
+        o2.ask()
+        assert o1.gp.noise == o2.gp.noise == want and not o1.gp.fit_noise
+    # the default keeps its rule: run() fits noise on a noisy problem
+    o = get_method('gp-ucb')(p.bounds, rng=0); o.run(p, 12); assert o.gp.fit_noise
+    with pytest.raises(ValueError, match='noise'): get_method('gp-ucb')(p.bounds, noise='fitted')
+    with pytest.raises(ValueError, match='noise'): get_method('gp-ucb')(p.bounds, noise=-1.)
+
+def test_recommend_posterior_mean_on_noisy_problems():
+    p = _noisy_branin()
+    gaps = []
+    for s in range(4):
+        opt = get_method('gp-ucb')(p.bounds, rng=s, noise='fit')
+        tr = opt.run(p, 25)
+        xr = opt.recommend()
+        assert any(np.array_equal(xr, x) for x in tr.X)          # one of the evaluated points
+        gaps.append(p.f(xr) - tr.f[int(np.nanargmax(tr.y))])     # true value: recommended - best noisy observation
+    assert np.mean(gaps) > 0 and min(gaps) >= -1e-9, gaps
+    # noiseless: the best observation, as before
+    q = get_problem('branin'); opt = get_method('gp-ucb')(q.bounds, rng=0); tr = opt.run(q, 12)
+    np.testing.assert_array_equal(opt.recommend(), tr.X[int(np.argmax(tr.y))])
+    r = RandomSearch(q.bounds, rng=0); tr = r.run(q, 5)
+    np.testing.assert_array_equal(r.recommend(), tr.X[int(np.argmax(tr.y))])
+    with pytest.raises(ValueError, match='no successful'): RandomSearch(q.bounds).recommend()
+
+@pytest.mark.parametrize('name, opts', [('gp-ucb', {}), ('gp-ei', {}), ('gp-pi', {}), ('gp-ucb', dict(pending='believer')),
+                                        ('gp-ucb', dict(pending='believer', beta=0.)),   # believer + pure mean: only the guard helps
+                                        ('random', {})])
+def test_batches_and_pending_points_are_distinct(name, opts):
+    p = get_problem('branin')
+    opt = get_method(name)(p.bounds, rng=0, **opts)
+    opt.run(p, 8)
+    X = np.vstack([opt.ask(), opt.ask(), opt.ask(), opt.ask(3)])     # 3 single asks, then a batch of 3
+    assert X.shape == (6, 2) and len(np.unique(X.round(6), axis=0)) == 6
+    assert np.min([np.abs(a - b).max() for i, a in enumerate(X) for b in X[:i]]) > 1e-3 * np.ptp(p.bounds)
+    assert opt.pending.shape == (6, 2)
+    for x in X: opt.tell(x, p(x))
+    assert len(opt.trace) == 14 and opt.pending.shape == (0, 2)
+    x = opt.ask(); assert not any(np.array_equal(x, z) for z in X)
+    with pytest.raises(ValueError, match='positive integer'): opt.ask(0)
+
+def test_batch_run_equals_sequential_when_nothing_pending():
+    p = get_problem('branin')
+    o = get_method('gp-ucb')(p.bounds, rng=0)
+    for _ in range(10):
+        x = o.ask(1)[0]; o.tell(x, p(x))
+    np.testing.assert_array_equal(o.trace.X, optimize(p, 'gp-ucb', 10, rng=0).X)
