@@ -35,10 +35,13 @@ def get_method(name:str) -> type:
     if isinstance(name, type) and issubclass(name, Optimizer): return name
     if not isinstance(name, str): raise TypeError(f"a method name must be a string, got {type(name).__name__}")
     if name in METHODS: return METHODS[name]
+    from hdbo_nb.experiments import load_all   # paper methods register when their module is imported: import them
+    load_all()
+    if name in METHODS: return METHODS[name]
     close = difflib.get_close_matches(name.lower(), list(METHODS), n=3, cutoff=0.4)
     hint = f"did you mean {', '.join(map(repr, close))}? " if close else ''
     raise ValueError(f"unknown method {name!r}; {hint}registered: {', '.join(sorted(METHODS))} "
-                     "(paper methods register when their module is imported, e.g. `import hdbo_nb.boo`)")
+                     "(every package module was imported)")
 
 # %% ../nbs/04_bo.ipynb #2b885b75
 class Optimizer:
@@ -107,6 +110,8 @@ class Optimizer:
             ):
         "Record the evaluation of `x`."
         x = check_point(x, self.bounds)
+        if y is None or isinstance(y, (str, bytes)):
+            raise TypeError(f"y must be a number (NaN or inf records a failed evaluation), got {y!r}")
         y = np.asarray(y, dtype=float)
         if y.size != 1: raise ValueError(f"y must be a scalar, got shape {y.shape}")
         y = float(y.reshape(()))
@@ -143,13 +148,15 @@ def _run(self,
         ) -> Trace:
     "Evaluate `problem` at the optimiser's proposals until the trace holds `budget` evaluations."
     if on_nan not in ('raise', 'record'): raise ValueError(f"on_nan must be 'raise' or 'record', got {on_nan!r}")
-    if isinstance(budget, bool) or int(budget) != budget or budget < 1:
-        raise ValueError(f"budget must be a positive integer, got {budget!r}")
-    budget = int(budget)
+    budget = _check_budget_value(budget)
     if problem.dim != self.dim or not np.allclose(problem.bounds, self.bounds):
         raise ValueError(f"the problem's bounds {problem.bounds.tolist()} differ from the optimiser's {self.bounds.tolist()}")
     self.check_budget(budget)
     self.prepare_run(problem, budget)
+    n_design = getattr(self, 'n_init', None) or getattr(self, 'options', {}).get('n_init')
+    if n_design and not len(self.trace) and budget <= n_design:
+        warnings.warn(f"{self.name}: budget={budget} does not exceed its initial design of {n_design} uniform random "
+                      "points, so this run is random search; raise the budget or lower n_init", stacklevel=3)
     m = self.trace.meta
     m.update(problem=problem.name, dim=self.dim, f_opt=problem.f_opt, budget=budget, status='running')
     bar = _progress_bar(total=max(budget - len(self.trace), 0), desc=f"{self.name} on {problem.name}",
@@ -174,10 +181,20 @@ def _run(self,
             if callback is not None and callback(self):
                 status = 'stopped'; break
         else: status = 'done'
+    except KeyboardInterrupt as e:   # Ctrl-C: the evaluations so far stay reachable, as with ObjectiveError
+        e.trace = self.trace
+        raise
     finally:
         m['status'] = status
         bar.close()
     return self.trace
+
+def _check_budget_value(budget) -> int:
+    "`budget` as an int: a clear error for None, NaN, inf, a fraction, a bool or a value below 1."
+    ok = not isinstance(budget, bool) and isinstance(budget, (int, float, np.integer, np.floating)) \
+         and math.isfinite(budget) and budget == int(budget) and budget >= 1
+    if not ok: raise ValueError(f"budget must be a positive integer, got {budget!r}")
+    return int(budget)
 
 def _progress_bar(total, desc, disable): return progress(total=total, desc=desc, disable=True if disable else None)
 

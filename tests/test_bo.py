@@ -297,3 +297,42 @@ def test_batch_run_equals_sequential_when_nothing_pending():
     for _ in range(10):
         x = o.ask(1)[0]; o.tell(x, p(x))
     np.testing.assert_array_equal(o.trace.X, optimize(p, 'gp-ucb', 10, rng=0).X)
+
+
+# ---- silent degradations (clear errors or warnings instead)
+def test_budget_within_initial_design_warns():
+    p = get_problem('hartmann6')
+    with pytest.warns(UserWarning, match='random search'): optimize(p, 'gp-ucb', 13, rng=0)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        optimize(p, 'gp-ucb', 14, rng=0)          # one model-based step: no warning
+        optimize(p, 'random', 5, rng=0)            # random search has no design to warn about
+
+@pytest.mark.parametrize('budget', [None, float('nan'), float('inf'), 2.5, 0, -3, True, '10'])
+def test_bad_budgets_are_clear_errors(budget):
+    with pytest.raises(ValueError, match='budget must be a positive integer'):
+        optimize(get_problem('branin'), 'random', budget, rng=0)
+
+def test_tell_none_is_an_error_not_a_failure():
+    opt = get_method('random')(get_problem('branin').bounds, rng=0)
+    x = opt.ask()
+    with pytest.raises(TypeError, match='y must be a number'): opt.tell(x, None)
+    assert len(opt.trace) == 0
+    opt.tell(x, float('nan')); assert len(opt.trace) == 1 and opt.trace.diagnostics['failed'][0] == 1
+
+def test_ctrl_c_keeps_the_evaluations():
+    from hdbo_nb.core import Problem
+    n = [0]
+    def f(x):
+        n[0] += 1
+        if n[0] == 7: raise KeyboardInterrupt
+        return -float(np.sum(x ** 2))
+    with pytest.raises(KeyboardInterrupt) as e: optimize(Problem(f, [[0, 1]] * 2), 'random', 20, rng=0)
+    assert len(e.value.trace) == 6 and e.value.trace.meta['status'] == 'interrupted'
+
+def test_paper_methods_resolve_without_import():
+    import subprocess, sys
+    code = "from hdbo_nb.bo import get_method; print(get_method('boo').__module__)"
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == 'hdbo_nb.boo', out.stderr
