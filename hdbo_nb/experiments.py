@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_experiments.ipynb #f1d596e0
 from __future__ import annotations
-import os, re, sys, json, time, math, hashlib, inspect, difflib, importlib, pkgutil, warnings, functools
+import os, re, sys, json, time, math, hashlib, inspect, tempfile, difflib, importlib, pkgutil, warnings, functools
 from dataclasses import dataclass, field
 import numpy as np
 from .core import Problem, Trace, CorruptTraceError, as_rng, progress, _jsonable
@@ -12,9 +12,10 @@ from .core import Problem, Trace, CorruptTraceError, as_rng, progress, _jsonable
 # %% auto #0
 __all__ = ['BLAS_ENV_VARS', 'MAX_X_VALUES', 'REGRET_LABELS', 'INTERVALS', 'EXPERIMENTS', 'SCALES', 'PAPER_MODULES',
            'default_blas_threads', 'set_blas_env', 'Experiment', 'run_hash', 'Run', 'experiment_runs',
-           'CorruptCacheWarning', 'parallel_map', 'SweepReport', 'validate_experiment', 'run_experiment', 'Results',
-           'load_results', 'regret_curves', 'mean_interval', 'method_legend', 'plot_regret', 'summary_table',
-           'register_experiment', 'get_experiment', 'list_experiments', 'load_all', 'smoke', 'baselines']
+           'CorruptCacheWarning', 'parallel_map', 'SweepReport', 'validate_experiment', 'check_writable_dir',
+           'run_experiment', 'Results', 'load_results', 'regret_curves', 'mean_interval', 'method_legend',
+           'plot_regret', 'summary_table', 'register_experiment', 'get_experiment', 'list_experiments', 'load_all',
+           'smoke', 'baselines']
 
 # %% ../nbs/05_experiments.ipynb #6c967cae
 BLAS_ENV_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS',
@@ -326,6 +327,18 @@ def validate_experiment(exp:Experiment, runner=None):
         from hdbo_nb.functions import get_problem
         for name, kw in named: get_problem(name, **kw)
 
+def check_writable_dir(path, # a directory, created if missing
+                       what:str='directory', # how to name it in the error
+                      ) -> str:
+    "Create `path` if needed and write a test file in it; raise a one-line `OSError` if that is not possible."
+    path = os.fspath(path)
+    try:
+        os.makedirs(path, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path, prefix='.write-test-'); os.close(fd); os.remove(tmp)
+    except OSError as e:
+        raise OSError(f"cannot write to the {what} {path}: {e.strerror or e}") from e
+    return path
+
 def run_experiment(exp:Experiment|str, # an Experiment, or a registered name (see `scale`)
                    cache_dir='results', # the cache directory; runs go in `cache_dir/exp.name/`
                    n_jobs:int=1, # parallel workers (-1: all cores)
@@ -352,6 +365,7 @@ def run_experiment(exp:Experiment|str, # an Experiment, or a registered name (se
         if got is False: rep.corrupt.append(path)
         if got: rep.cached += 1
         else: todo.append(r)
+    if todo: check_writable_dir(os.path.dirname(todo[0].path(cache_dir)), 'cache directory')  # before any compute
     bar = progress(total=len(todo), desc=f"{exp.name}: {len(todo)} to run ({rep.cached} cached)",
                    disable=None if show_progress is None else not show_progress)
     try:

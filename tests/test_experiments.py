@@ -238,3 +238,26 @@ def test_run_identity_does_not_depend_on_who_registered():
     def other(d=100): return d
     other.__module__ = '__main__'
     assert _fn_id(other)['fn'].startswith('__main__.')      # a function only the notebook has keeps its own name
+
+_RAN = []
+
+def counting_runner(problem, method, budget, rng=None, **options):
+    from hdbo_nb.bo import optimize
+    _RAN.append(rng)
+    return optimize(problem, method, budget, rng=rng, **options)
+
+def test_an_unwritable_cache_fails_before_any_run(tmp_path):
+    _RAN.clear()
+    f = tmp_path / 'file'; f.write_text('x')
+    with pytest.raises(OSError, match='cannot write to the cache directory'):
+        run_experiment(TINY, f, runner=counting_runner, show_progress=False)
+    assert _RAN == []
+    # a fully cached experiment in a directory that cannot be written is still read (nothing to write)
+    run_experiment(TINY, tmp_path / 'c', runner=counting_runner, show_progress=False)
+    from hdbo_nb import experiments
+    orig = experiments.check_writable_dir
+    try:
+        experiments.check_writable_dir = lambda *a: (_ for _ in ()).throw(OSError('read-only'))
+        rep = run_experiment(TINY, tmp_path / 'c', runner=counting_runner, show_progress=False)
+        assert rep.cached == 4
+    finally: experiments.check_writable_dir = orig
