@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_core.ipynb #c31d5a3f
 from __future__ import annotations
-import os, sys, io, json, time, math, warnings
+import os, sys, io, json, time, math, warnings, threading, weakref
 from dataclasses import dataclass, field
 import numpy as np
 
@@ -454,6 +454,7 @@ class progress:
                  disable:bool|None=None, # None: off when HDBO_PROGRESS=0
                  file=None, # stream for terminal/log output (default stderr)
                  min_interval:float=0.2, # seconds between redraws
+                 interval:float|None=None, # longest silence (s) while no item finishes; None: `HDBO_PROGRESS_INTERVAL` or 60; 0: none
                 ):
         self.it, self.desc, self.n = it, desc, 0
         self.total = total if total is not None else (len(it) if hasattr(it, '__len__') else None)
@@ -461,12 +462,26 @@ class progress:
         self.file, self.min_interval = file or sys.stderr, min_interval
         self.mode = 'notebook' if _in_notebook() else ('tty' if getattr(self.file, 'isatty', lambda: False)() else 'log')
         self.t0, self._last, self._handle, self._logged, self.postfix = time.perf_counter(), 0., None, -1, ''
+        self.interval = float(os.environ.get('HDBO_PROGRESS_INTERVAL') or 60) if interval is None else float(interval)
+        self._lock, self._stop, self._printed = threading.Lock(), threading.Event(), self.t0
+        if not self.disable and self.mode != 'notebook' and self.interval > 0:   # a heartbeat while an item runs long
+            threading.Thread(target=progress._beat, args=(weakref.ref(self), self._stop, self.interval), daemon=True,
+                             name='hdbo-progress').start()
+
+    @staticmethod
+    def _beat(ref, stop, interval):
+        while not stop.wait(min(interval, 1.)):
+            bar = ref()
+            if bar is None or bar.disable: return
+            if time.perf_counter() - bar._printed >= interval: bar._emit()
+            del bar
 
     def __iter__(self):
-        for x in self.it:
-            yield x
-            self.update()
-        self.close()
+        try:
+            for x in self.it:
+                yield x
+                self.update()
+        finally: self.close()
 
     def __enter__(self): return self
     def __exit__(self, *a): self.close()
@@ -475,8 +490,8 @@ class progress:
         el = time.perf_counter() - self.t0
         if self.total:
             frac = self.n / self.total; w = 24; k = int(round(w * frac))
-            eta = el / self.n * (self.total - self.n) if self.n else float('nan')
-            s = f"{self.desc} [{'#' * k}{'.' * (w - k)}] {self.n}/{self.total} {el:.1f}s (eta {eta:.0f}s)"
+            eta = f"{el / self.n * (self.total - self.n):.0f}s" if self.n else '?'
+            s = f"{self.desc} [{'#' * k}{'.' * (w - k)}] {self.n}/{self.total} {el:.1f}s (eta {eta})"
         else: s = f"{self.desc} {self.n} done, {el:.1f}s"
         return s + (f" {self.postfix}" if self.postfix else '')
 
@@ -488,16 +503,26 @@ class progress:
         now = time.perf_counter()
         if now - self._last < self.min_interval and self.n != self.total: return
         self._last = now
-        if self.mode == 'tty': self.file.write('\r' + self._line()); self.file.flush()
-        elif self.mode == 'notebook':
+        if self.mode == 'notebook':
             from IPython.display import display, HTML
             h = HTML(f"<pre>{self._line()}</pre>")
             if self._handle is None: self._handle = display(h, display_id=True)
             else: self._handle.update(h)
-        else:
+        elif self.mode == 'tty': self._emit()
+        else:   # a log: a line at each quarter, and at least one per `interval` seconds
             q = int(4 * self.n / self.total) if self.total else self.n // 100
-            if q != self._logged: self._logged = q; print(self._line(), file=self.file, flush=True)
+            if q != self._logged or (self.interval > 0 and now - self._printed >= self.interval):
+                self._logged = q; self._emit()
+
+    def _emit(self):
+        "Write the current line: redrawn in place in a terminal, a new line in a log."
+        with self._lock:
+            if self.disable: return
+            if self.mode == 'tty': self.file.write('\r' + self._line()); self.file.flush()
+            else: print(self._line(), file=self.file, flush=True)
+            self._printed = time.perf_counter()
 
     def close(self):
+        self._stop.set()
         if self.disable or self.mode != 'tty': return
-        self.file.write('\r' + self._line() + '\n'); self.file.flush(); self.disable = True
+        with self._lock: self.file.write('\r' + self._line() + '\n'); self.file.flush(); self.disable = True

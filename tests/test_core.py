@@ -52,3 +52,18 @@ def test_infinities_round_trip(tmp_path, ext):
     np.testing.assert_array_equal(t.y, [np.inf, -np.inf])
     np.testing.assert_array_equal(t.f, [-np.inf, np.nan])
     np.testing.assert_array_equal(t.diagnostics['beta_t'], [np.inf, np.nan])
+
+def test_progress_prints_at_a_bounded_interval_while_an_item_runs(monkeypatch):
+    import time
+    from hdbo_nb.core import progress
+    monkeypatch.setenv('HDBO_PROGRESS_INTERVAL', '0.05')
+    buf = io.StringIO()   # not a terminal: the log mode
+    bar = progress(total=3, desc='long', file=buf, disable=False)
+    time.sleep(0.4)
+    n = len(buf.getvalue().splitlines())
+    assert n >= 3, buf.getvalue()
+    bar.close(); time.sleep(0.2)
+    assert len(buf.getvalue().splitlines()) == n   # silent once closed
+    monkeypatch.setenv('HDBO_PROGRESS', '0')
+    buf = io.StringIO(); bar = progress(total=3, file=buf); time.sleep(0.2); bar.close()
+    assert buf.getvalue() == ''

@@ -261,3 +261,17 @@ def test_an_unwritable_cache_fails_before_any_run(tmp_path):
         rep = run_experiment(TINY, tmp_path / 'c', runner=counting_runner, show_progress=False)
         assert rep.cached == 4
     finally: experiments.check_writable_dir = orig
+
+def sleepy_runner(problem, method, budget, rng=None, **options):
+    import time
+    from hdbo_nb.bo import optimize
+    time.sleep(0.6)
+    return optimize(problem, method, budget, rng=rng, **options)
+
+def test_a_long_single_run_shows_progress_in_a_log(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv('HDBO_PROGRESS', '1'); monkeypatch.setenv('HDBO_PROGRESS_INTERVAL', '0.1')
+    one = Experiment('one', methods={'random': 'random'}, problems={'branin': 'branin'}, seeds=1, budget=5)
+    rep = run_experiment(one, tmp_path, runner=sleepy_runner)
+    assert rep.ok and rep.ran == 1
+    lines = [l for l in capsys.readouterr().err.splitlines() if l.startswith('one:')]
+    assert len(lines) >= 4 and '0/1' in lines[0] and '1/1' in lines[-1], lines
