@@ -65,7 +65,7 @@ def cmd_run(args) -> int:
     print(f"{exp!r} -> {os.path.join(args.cache, exp.group, exp.name)}", flush=True)   # where run_experiment writes
     # run_experiment checks that the cache can be written before it runs anything (an OSError: exit code 1)
     rep = ex.run_experiment(exp, args.cache, n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
-                            rerun=args.rerun)
+                            rerun=args.rerun, retry_failed=args.retry_failed)
     print(rep)
     res = ex.load_results(exp, args.cache)
     if len(res): print(ex.summary_table(res))
@@ -162,6 +162,7 @@ def make_parser() -> argparse.ArgumentParser:
     s.add_argument('--backend', choices=['loky', 'dask'], default='loky', help='joblib backend (default loky)')
     s.add_argument('--scheduler', default=None, help='Dask scheduler address (default: a local cluster of --jobs workers)')
     s.add_argument('--rerun', action='store_true', help='ignore the cache and run everything again')
+    s.add_argument('--retry-failed', action='store_true', help='run again the runs an earlier sweep recorded as failed')
     s.set_defaults(func=cmd_run)
     s = sub.add_parser('plot', help="plot an experiment's regret from the cache")
     s.add_argument('experiment'); _add_scale(s)

@@ -107,3 +107,8 @@ def test_demo_checks_out_before_the_compute(tmp_path, out, code, text):
     _one_line_error(p, code, text)
     assert 'simple regret' not in p.stdout and '15/15' not in p.stderr   # nothing was computed
     assert not list(tmp_path.iterdir())
+
+def test_retry_failed_option():
+    from hdbo_nb.cli import make_parser
+    assert make_parser().parse_args(['run', 'smoke', '--retry-failed']).retry_failed
+    assert not make_parser().parse_args(['run', 'smoke']).retry_failed

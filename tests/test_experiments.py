@@ -103,8 +103,13 @@ def test_failed_runs_are_reported_and_not_cached(tmp_path):
     rep = run_experiment(exp, tmp_path, show_progress=False)
     assert not rep.ok and rep.ran == 1 and len(rep.failed) == 1
     assert 'simulator crashed' in rep.failed[0][1] and 'bad' in rep.failed[0][0] and 'FAILED' in str(rep)
+    rec = glob.glob(f"{tmp_path}/broken/*bad__s0__*.failed.json")
+    assert len(rec) == 1 and 'simulator crashed' in pathlib.Path(rec[0]).read_text()   # the cause, beside the cache
     rep = run_experiment(exp, tmp_path, show_progress=False)
-    assert rep.cached == 1 and len(rep.failed) == 1   # tried again, never cached as finished
+    assert rep.cached == 1 and len(rep.failed) == 1 and rep.not_retried == 1   # recorded: not run again
+    assert 'not retried' in rep.failed[0][1] and 'simulator crashed' in rep.failed[0][1]
+    rep = run_experiment(exp, tmp_path, show_progress=False, retry_failed=True)
+    assert rep.cached == 1 and len(rep.failed) == 1 and rep.not_retried == 0   # tried again, never cached as finished
 
 def test_run_identity():
     r = experiment_runs(TINY)[0]
@@ -275,3 +280,31 @@ def test_a_long_single_run_shows_progress_in_a_log(tmp_path, monkeypatch, capsys
     assert rep.ok and rep.ran == 1
     lines = [l for l in capsys.readouterr().err.splitlines() if l.startswith('one:')]
     assert len(lines) >= 4 and '0/1' in lines[0] and '1/1' in lines[-1], lines
+
+def killing_runner(problem, method, budget, rng=None, **options):
+    "`optimize`, but the worker process of one run is killed (as by the out-of-memory killer) while told to."
+    import signal
+    from hdbo_nb.bo import optimize
+    if rng == 1 and method == 'random' and os.environ.get('HDBO_TEST_KILL') == '1': os.kill(os.getpid(), signal.SIGKILL)
+    return optimize(problem, method, budget, rng=rng, **options)
+
+def test_a_killed_worker_fails_only_its_run(serial, tmp_path, monkeypatch):
+    monkeypatch.setenv('HDBO_TEST_KILL', '1')
+    rep = run_experiment(TINY, tmp_path, n_jobs=2, runner=killing_runner, show_progress=False)
+    assert rep.ran == 3 and len(rep.failed) == 1, str(rep)
+    label, cause = rep.failed[0]
+    assert 'random on branin, seed 1' == label and 'killed by SIGKILL' in cause
+    assert 'FAILED random on branin, seed 1' in str(rep) and '--retry-failed' in str(rep)
+    # the other runs are the serial ones
+    ok = [r for r in experiment_runs(TINY, killing_runner) if not (r.seed == 1 and r.method == 'random')]
+    ref = {(r.method_label, r.seed): r for r in experiment_runs(TINY)}
+    for r in ok: _same(Trace.load(r.path(tmp_path)), Trace.load(ref[(r.method_label, r.seed)].path(serial)))
+    # the next sweep does not run it again (it would crash again) unless told to
+    rep = run_experiment(TINY, tmp_path, n_jobs=2, runner=killing_runner, show_progress=False)
+    assert (rep.cached, rep.ran, rep.not_retried) == (3, 0, 1) and not rep.ok
+    monkeypatch.setenv('HDBO_TEST_KILL', '0')
+    rep = run_experiment(TINY, tmp_path, n_jobs=2, runner=killing_runner, show_progress=False, retry_failed=True)
+    assert (rep.cached, rep.ran) == (3, 1) and rep.ok
+    assert not glob.glob(f"{tmp_path}/tiny/*.failed.json")   # the record goes once the run succeeds
+    rep = run_experiment(TINY, tmp_path, n_jobs=2, runner=killing_runner, show_progress=False)
+    assert rep.cached == 4 and rep.ok
