@@ -11,7 +11,7 @@ from .core import Problem, Trace, CorruptTraceError, as_rng, progress, _jsonable
 
 # %% auto #0
 __all__ = ['BLAS_ENV_VARS', 'MAX_X_VALUES', 'REGRET_LABELS', 'INTERVALS', 'EXPERIMENTS', 'SCALES', 'PAPER_MODULES',
-           'default_blas_threads', 'set_blas_env', 'Experiment', 'run_hash', 'Run', 'experiment_runs',
+           'default_blas_threads', 'set_blas_env', 'Experiment', 'run_hash', 'Run', 'code_version', 'experiment_runs',
            'CorruptCacheWarning', 'parallel_map', 'SweepReport', 'validate_experiment', 'check_writable_dir',
            'run_experiment', 'Results', 'load_results', 'regret_curves', 'mean_interval', 'method_legend',
            'plot_regret', 'summary_table', 'register_experiment', 'get_experiment', 'list_experiments', 'load_all',
@@ -57,12 +57,15 @@ class Experiment:
     scale: str|None = None # 'quick' or 'full' when built by the registry
     group: str = '' # a cache sub-directory shared by related experiments (a paper's: 'boo', 'msucb')
     problem_options: dict = field(default_factory=dict) # {problem label: {method label: {options}}}: per-problem extra options
+    version: str|None = None # opt-in: a code version in every run's identity ('auto': see `code_version`); None keeps earlier keys
 
     def __post_init__(self):
         if not re.fullmatch(r'[A-Za-z0-9][A-Za-z0-9._-]*', self.name or ''):
             raise ValueError(f"experiment name must be letters, digits, '.', '_' or '-', got {self.name!r}")
         if self.group and not re.fullmatch(r'[A-Za-z0-9][A-Za-z0-9._-]*', self.group):
             raise ValueError(f"experiment group must be letters, digits, '.', '_' or '-', got {self.group!r}")
+        if self.version is not None and not isinstance(self.version, str):
+            raise TypeError(f"version must be a string ('auto' or your own) or None, got {self.version!r}")
         if not self.methods or not self.problems: raise ValueError("an experiment needs at least one method and one problem")
         self.methods = {str(k): _norm_spec(v, 'method') for k, v in self.methods.items()}
         for k, v in self.methods.items():
@@ -168,6 +171,7 @@ class Run:
     budget: int
     seed: int
     runner: object = None # None: `hdbo_nb.bo.optimize`; else a function with its signature
+    version: str|None = None # a code version (opt-in; absent from the identity when None)
 
     @property
     def spec(self) -> dict:
@@ -175,6 +179,7 @@ class Run:
         p = dict(name=self.problem[0], kwargs=self.problem[1]) if isinstance(self.problem, tuple) else self.problem
         s = dict(method=self.method, options=self.options, problem=p, budget=self.budget, seed=self.seed)
         if self.runner is not None: s['runner'] = self.runner
+        if self.version is not None: s['version'] = self.version
         return s
 
     @property
@@ -204,10 +209,27 @@ class Run:
 
     def __repr__(self): return f"Run({self.method_label} on {self.problem_label}, seed {self.seed})"
 
+@functools.lru_cache(maxsize=None)
+def code_version(method:str) -> str:
+    "The package version and a digest of the source of the modules `method`'s class comes from (and core, gp, acquisition)."
+    import hdbo_nb
+    mods = {'hdbo_nb.core', 'hdbo_nb.gp', 'hdbo_nb.acquisition', 'hdbo_nb.bo'}
+    try:
+        from hdbo_nb.bo import get_method, METHODS
+        if method not in METHODS: load_all()
+        mods |= {c.__module__ for c in get_method(method).__mro__ if c.__module__.startswith('hdbo_nb.')}
+    except (ValueError, TypeError): pass   # not a registered method (a custom runner's name)
+    h = hashlib.sha1()
+    for m in sorted(mods):
+        try: h.update(inspect.getsource(importlib.import_module(m)).encode())
+        except (OSError, TypeError, ImportError): h.update(m.encode())
+    return f"{hdbo_nb.__version__}+{h.hexdigest()[:8]}"
+
 def experiment_runs(exp:Experiment, runner=None) -> list[Run]:
     "The runs of `exp`, problem-major then method then seed."
     where = f"{exp.group}/{exp.name}" if exp.group else exp.name  # runs go in cache_dir/group/name/
-    return [Run(where, ml, m, exp.options_for(ml, pl), pl, ps, exp.budget_for(pl), s, runner)
+    ver = lambda m: code_version(m) if exp.version == 'auto' else exp.version
+    return [Run(where, ml, m, exp.options_for(ml, pl), pl, ps, exp.budget_for(pl), s, runner, ver(m))
             for pl, ps in exp.problems.items() for ml, (m, _) in exp.methods.items() for s in exp.seeds]
 
 # %% ../nbs/05_experiments.ipynb #265b4757

@@ -308,3 +308,29 @@ def test_a_killed_worker_fails_only_its_run(serial, tmp_path, monkeypatch):
     assert not glob.glob(f"{tmp_path}/tiny/*.failed.json")   # the record goes once the run succeeds
     rep = run_experiment(TINY, tmp_path, n_jobs=2, runner=killing_runner, show_progress=False)
     assert rep.cached == 4 and rep.ok
+
+def test_committed_results_keep_their_keys():
+    "Cache keys without a version are what they were: the committed results under results/ still load."
+    root = pathlib.Path(__file__).resolve().parents[1] / 'results'
+    res = load_results(get_experiment('msucb-fig4', 'quick'), root)
+    assert not res.missing and not res.corrupt and sum(map(len, res.values())) == 10
+
+def test_opt_in_code_version(tmp_path, monkeypatch):
+    import hdbo_nb
+    from hdbo_nb.experiments import code_version
+    base = dict(name='v', methods={'random': 'random'}, problems={'branin': 'branin'}, seeds=1, budget=3)
+    plain = experiment_runs(Experiment(**base))[0]
+    auto = experiment_runs(Experiment(**base, version='auto'))[0]
+    assert plain.version is None and 'version' not in plain.spec and auto.key != plain.key
+    assert auto.version.startswith(hdbo_nb.__version__ + '+')
+    rep = run_experiment(Experiment(**base, version='auto'), tmp_path, show_progress=False)
+    assert rep.ran == 1
+    assert run_experiment(Experiment(**base, version='auto'), tmp_path, show_progress=False).cached == 1
+    code_version.cache_clear()
+    monkeypatch.setattr(hdbo_nb, '__version__', '99.0')   # an upgrade: the run is not silently reused
+    try:
+        assert run_experiment(Experiment(**base, version='auto'), tmp_path, show_progress=False).ran == 1
+        assert run_experiment(Experiment(**base), tmp_path, show_progress=False).ran == 1   # no version: one key
+        assert run_experiment(Experiment(**base), tmp_path, show_progress=False).cached == 1
+    finally: code_version.cache_clear()
+    with pytest.raises(TypeError, match='version'): Experiment(**base, version=2)
