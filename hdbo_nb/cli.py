@@ -138,6 +138,8 @@ environment:
   HDBO_BLAS_THREADS=N   BLAS threads per process and worker (default 1; 0 leaves BLAS alone)
   HDBO_CACHE=DIR        default cache directory (default results)
   HDBO_PROGRESS=0       no progress bars
+  HDBO_PROGRESS_INTERVAL=S  longest silence of a progress line while a run goes on (default 60 s)
+  HDBO_MAX_TRACE_BYTES=N    largest memory a cache file may take when read (default 64 MB)
   HDBO_DEBUG=1          full tracebacks instead of one-line errors
 exit codes: 0 done, 1 failed runs or a file that cannot be written, 2 a usage error'''
 
