@@ -24,6 +24,22 @@ def _use_agg():
 
 def _first_line(doc) -> str: return (doc or '').strip().split('\n')[0]
 
+def _check_out(path) -> str:
+    "Fail now, not after the compute, if an image cannot be written to `path` (directory, permissions, format)."
+    path = os.fspath(path)
+    if os.path.isdir(path): raise OSError(f"--out {path} is a directory; give a file name such as {os.path.join(path, 'regret.png')}")
+    d = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(d): raise OSError(f"--out {path}: the directory {d} does not exist")
+    ext = os.path.splitext(path)[1][1:].lower()
+    from matplotlib.backend_bases import FigureCanvasBase
+    fmts = FigureCanvasBase.get_supported_filetypes()
+    if ext and ext not in fmts: raise ValueError(f"--out {path}: unknown image format {ext!r}; use one of {', '.join(sorted(fmts))}")
+    existed = os.path.exists(path)
+    try: open(path, 'ab').close()
+    except OSError as e: raise OSError(f"cannot write --out {path}: {e.strerror or e}") from None
+    if not existed: os.remove(path)
+    return path
+
 def cmd_list(args) -> int:
     "Print the registered experiments, methods and problems."
     ex.load_all()
@@ -47,8 +63,9 @@ def cmd_run(args) -> int:
     "Run (or resume) an experiment sweep into the cache."
     exp = ex.get_experiment(args.experiment, args.scale)
     print(f"{exp!r} -> {os.path.join(args.cache, exp.group, exp.name)}", flush=True)   # where run_experiment writes
+    # run_experiment checks that the cache can be written before it runs anything (an OSError: exit code 1)
     rep = ex.run_experiment(exp, args.cache, n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
-                            rerun=args.rerun)
+                            rerun=args.rerun, retry_failed=args.retry_failed)
     print(rep)
     res = ex.load_results(exp, args.cache)
     if len(res): print(ex.summary_table(res))
@@ -63,10 +80,10 @@ def cmd_plot(args) -> int:
         print(f"hdbo: no cached runs of {exp.name} ({args.scale}) in {args.cache}; "
               f"run `hdbo run {exp.name} --{args.scale} --cache {args.cache}` first", file=sys.stderr)
         return 1
+    out = _check_out(args.out or f"{exp.name}-{args.scale}-{args.kind}.png")
     if res.missing: print(f"note: {len(res.missing)} of {len(exp)} runs are not in the cache yet; plotting the rest")
     _use_agg()
     fig = ex.plot_regret(res, kind=args.kind, interval=args.interval)
-    out = args.out or f"{exp.name}-{args.scale}-{args.kind}.png"
     fig.savefig(out, dpi=120)
     print(ex.summary_table(res, kind=args.kind))
     print(f"saved {out}")
@@ -88,6 +105,7 @@ def cmd_demo(args) -> int:
     get_method(args.method)
     problem = get_problem(args.problem)
     if args.budget < 2: raise ValueError(f"--budget must be at least 2, got {args.budget}")
+    _check_out(args.out)   # before the compute
     t0 = time.perf_counter()
     tr = optimize(problem, args.method, args.budget, rng=args.seed, progress=True)
     secs = time.perf_counter() - t0
@@ -120,7 +138,10 @@ environment:
   HDBO_BLAS_THREADS=N   BLAS threads per process and worker (default 1; 0 leaves BLAS alone)
   HDBO_CACHE=DIR        default cache directory (default results)
   HDBO_PROGRESS=0       no progress bars
-  HDBO_DEBUG=1          full tracebacks instead of one-line errors'''
+  HDBO_PROGRESS_INTERVAL=S  longest silence of a progress line while a run goes on (default 60 s)
+  HDBO_MAX_TRACE_BYTES=N    largest memory a cache file may take when read (default 64 MB)
+  HDBO_DEBUG=1          full tracebacks instead of one-line errors
+exit codes: 0 done, 1 failed runs or a file that cannot be written, 2 a usage error'''
 
 def _add_scale(p):
     g = p.add_mutually_exclusive_group()
@@ -143,6 +164,7 @@ def make_parser() -> argparse.ArgumentParser:
     s.add_argument('--backend', choices=['loky', 'dask'], default='loky', help='joblib backend (default loky)')
     s.add_argument('--scheduler', default=None, help='Dask scheduler address (default: a local cluster of --jobs workers)')
     s.add_argument('--rerun', action='store_true', help='ignore the cache and run everything again')
+    s.add_argument('--retry-failed', action='store_true', help='run again the runs an earlier sweep recorded as failed')
     s.set_defaults(func=cmd_run)
     s = sub.add_parser('plot', help="plot an experiment's regret from the cache")
     s.add_argument('experiment'); _add_scale(s)
@@ -174,6 +196,10 @@ def main(argv:list|None=None, # arguments (default `sys.argv[1:]`)
         if os.environ.get('HDBO_DEBUG'): raise
         print(f"hdbo: error: {e}", file=sys.stderr)
         return 2
+    except OSError as e:   # a cache or output path that cannot be written: checked before the compute
+        if os.environ.get('HDBO_DEBUG'): raise
+        print(f"hdbo: error: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("\nhdbo: interrupted; finished runs are cached, run the same command again to resume", file=sys.stderr)
         return 130

@@ -4,13 +4,13 @@
 
 # %% ../nbs/00_core.ipynb #c31d5a3f
 from __future__ import annotations
-import os, sys, io, json, time, math, warnings
+import os, sys, io, json, time, math, warnings, threading, weakref
 from dataclasses import dataclass, field
 import numpy as np
 
 # %% auto #0
-__all__ = ['limit_blas_threads', 'as_rng', 'check_bounds', 'check_point', 'uniform', 'Problem', 'Finite', 'FiniteProblem',
-           'ObjectiveError', 'CorruptTraceError', 'Trace', 'time_now', 'progress']
+__all__ = ['MAX_TRACE_BYTES', 'limit_blas_threads', 'as_rng', 'check_bounds', 'check_point', 'uniform', 'Problem', 'Finite',
+           'FiniteProblem', 'ObjectiveError', 'CorruptTraceError', 'Trace', 'time_now', 'progress']
 
 # %% ../nbs/00_core.ipynb #aaf7c790
 def limit_blas_threads(n:int|None=None, # threads per process; None reads `HDBO_BLAS_THREADS` (default 1), 0 leaves BLAS alone
@@ -368,15 +368,64 @@ def _save(self,
     _atomic_write(path, w)
     return path
 
-def _load(cls, path) -> Trace:
-    "Load a trace saved by `Trace.save`; raises `CorruptTraceError` if the file is damaged."
-    path = os.fspath(path)
+MAX_TRACE_BYTES = 64 * 2**20   # what the arrays of one trace file may take in memory (override: HDBO_MAX_TRACE_BYTES)
+
+def _max_trace_bytes(max_bytes=None) -> int:
+    if max_bytes is None: max_bytes = os.environ.get('HDBO_MAX_TRACE_BYTES') or MAX_TRACE_BYTES
+    return int(float(max_bytes))
+
+def _npz_headers(path:str, max_bytes:int) -> dict:
+    "name -> (shape, dtype) of each array in the `.npz` at `path`, from the array headers alone (no data read)."
+    import zipfile
+    fmt, out, total = np.lib.format, {}, 0
+    with zipfile.ZipFile(path) as zf:
+        infos = zf.infolist()
+        if len(infos) > 10_000: raise CorruptTraceError(f"{path}: {len(infos)} arrays, not a trace")
+        for zi in infos:
+            if not zi.filename.endswith('.npy'): raise CorruptTraceError(f"{path}: unexpected member {zi.filename!r}")
+            with zf.open(zi) as fh:
+                version = fmt.read_magic(fh)
+                if version not in ((1, 0), (2, 0)): raise CorruptTraceError(f"{path}: array format {version} not supported")
+                shape, _, dtype = (fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0)(fh)
+            if dtype.hasobject: raise CorruptTraceError(f"{path}: {zi.filename} holds Python objects")
+            total += math.prod(shape) * dtype.itemsize
+            if total > max_bytes:
+                raise CorruptTraceError(f"{path}: its arrays would take more than {max_bytes / 2**20:.0f} MB in memory "
+                                        f"({zi.filename} declares shape {shape}, {dtype}); refused before reading. "
+                                        f"Raise the limit with max_bytes= or HDBO_MAX_TRACE_BYTES if the file is yours")
+            out[zi.filename[:-4]] = (tuple(shape), dtype)
+    return out
+
+def _check_npz_shapes(path:str, h:dict):
+    "The shapes a trace's arrays must have, checked before any is read."
+    for k in ('dim', 'meta_json', 'X', 'y', 'f', 'times'):
+        if k not in h: raise CorruptTraceError(f"{path}: no {k!r} array")
+    if h['dim'][0] != () or h['meta_json'][0] != (): raise CorruptTraceError(f"{path}: 'dim' and 'meta_json' must be scalars")
+    n = h['y'][0]
+    if len(n) != 1 or any(h[k][0] != n for k in h if k in ('f', 'times') or k.startswith('diag__')):
+        raise CorruptTraceError(f"{path}: arrays have inconsistent shapes")
+    if len(h['X'][0]) != 2 or h['X'][0][0] not in (0, n[0]): raise CorruptTraceError(f"{path}: X has shape {h['X'][0]}")
+
+def _num(a) -> np.ndarray:
+    "A JSON list of numbers back to floats: 'inf', '-inf' and 'nan' (how `_jsonable` writes them) included."
+    return np.array([float(v) if isinstance(v, str) else v for v in a], dtype=float)
+
+def _load(cls, path,
+          max_bytes:int|None=None, # refuse files whose arrays would take more memory (default `MAX_TRACE_BYTES`)
+         ) -> Trace:
+    "Load a trace saved by `Trace.save`; raises `CorruptTraceError` if the file is damaged or too large."
+    path, max_bytes = os.fspath(path), _max_trace_bytes(max_bytes)
     try:
         if path.endswith('.json'):
+            if os.path.getsize(path) > max_bytes:
+                raise CorruptTraceError(f"{path}: {os.path.getsize(path) / 2**20:.0f} MB, more than the "
+                                        f"{max_bytes / 2**20:.0f} MB a trace file may take (max_bytes=, HDBO_MAX_TRACE_BYTES)")
             with open(path) as fh: d = json.load(fh)
-            num = lambda a: np.array([np.nan if isinstance(v, str) else v for v in a], dtype=float)
+            num = _num
             return _trace_from_parts(int(d['dim']), d['meta'], np.array(d['X'], dtype=float), num(d['y']),
                                      num(d['f']), num(d['times']), {k: num(v) for k, v in d['diagnostics'].items()}, path)
+        h = _npz_headers(path, max_bytes)
+        _check_npz_shapes(path, h)
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(str(z['meta_json']))
             if 'best_x' in z.files: meta['best_x'] = z['best_x'].tolist()
@@ -405,6 +454,7 @@ class progress:
                  disable:bool|None=None, # None: off when HDBO_PROGRESS=0
                  file=None, # stream for terminal/log output (default stderr)
                  min_interval:float=0.2, # seconds between redraws
+                 interval:float|None=None, # longest silence (s) while no item finishes; None: `HDBO_PROGRESS_INTERVAL` or 60; 0: none
                 ):
         self.it, self.desc, self.n = it, desc, 0
         self.total = total if total is not None else (len(it) if hasattr(it, '__len__') else None)
@@ -412,12 +462,26 @@ class progress:
         self.file, self.min_interval = file or sys.stderr, min_interval
         self.mode = 'notebook' if _in_notebook() else ('tty' if getattr(self.file, 'isatty', lambda: False)() else 'log')
         self.t0, self._last, self._handle, self._logged, self.postfix = time.perf_counter(), 0., None, -1, ''
+        self.interval = float(os.environ.get('HDBO_PROGRESS_INTERVAL') or 60) if interval is None else float(interval)
+        self._lock, self._stop, self._printed = threading.Lock(), threading.Event(), self.t0
+        if not self.disable and self.mode != 'notebook' and self.interval > 0:   # a heartbeat while an item runs long
+            threading.Thread(target=progress._beat, args=(weakref.ref(self), self._stop, self.interval), daemon=True,
+                             name='hdbo-progress').start()
+
+    @staticmethod
+    def _beat(ref, stop, interval):
+        while not stop.wait(min(interval, 1.)):
+            bar = ref()
+            if bar is None or bar.disable: return
+            if time.perf_counter() - bar._printed >= interval: bar._emit()
+            del bar
 
     def __iter__(self):
-        for x in self.it:
-            yield x
-            self.update()
-        self.close()
+        try:
+            for x in self.it:
+                yield x
+                self.update()
+        finally: self.close()
 
     def __enter__(self): return self
     def __exit__(self, *a): self.close()
@@ -426,8 +490,8 @@ class progress:
         el = time.perf_counter() - self.t0
         if self.total:
             frac = self.n / self.total; w = 24; k = int(round(w * frac))
-            eta = el / self.n * (self.total - self.n) if self.n else float('nan')
-            s = f"{self.desc} [{'#' * k}{'.' * (w - k)}] {self.n}/{self.total} {el:.1f}s (eta {eta:.0f}s)"
+            eta = f"{el / self.n * (self.total - self.n):.0f}s" if self.n else '?'
+            s = f"{self.desc} [{'#' * k}{'.' * (w - k)}] {self.n}/{self.total} {el:.1f}s (eta {eta})"
         else: s = f"{self.desc} {self.n} done, {el:.1f}s"
         return s + (f" {self.postfix}" if self.postfix else '')
 
@@ -439,16 +503,26 @@ class progress:
         now = time.perf_counter()
         if now - self._last < self.min_interval and self.n != self.total: return
         self._last = now
-        if self.mode == 'tty': self.file.write('\r' + self._line()); self.file.flush()
-        elif self.mode == 'notebook':
+        if self.mode == 'notebook':
             from IPython.display import display, HTML
             h = HTML(f"<pre>{self._line()}</pre>")
             if self._handle is None: self._handle = display(h, display_id=True)
             else: self._handle.update(h)
-        else:
+        elif self.mode == 'tty': self._emit()
+        else:   # a log: a line at each quarter, and at least one per `interval` seconds
             q = int(4 * self.n / self.total) if self.total else self.n // 100
-            if q != self._logged: self._logged = q; print(self._line(), file=self.file, flush=True)
+            if q != self._logged or (self.interval > 0 and now - self._printed >= self.interval):
+                self._logged = q; self._emit()
+
+    def _emit(self):
+        "Write the current line: redrawn in place in a terminal, a new line in a log."
+        with self._lock:
+            if self.disable: return
+            if self.mode == 'tty': self.file.write('\r' + self._line()); self.file.flush()
+            else: print(self._line(), file=self.file, flush=True)
+            self._printed = time.perf_counter()
 
     def close(self):
+        self._stop.set()
         if self.disable or self.mode != 'tty': return
-        self.file.write('\r' + self._line() + '\n'); self.file.flush(); self.disable = True
+        with self._lock: self.file.write('\r' + self._line() + '\n'); self.file.flush(); self.disable = True

@@ -4,17 +4,18 @@
 
 # %% ../nbs/05_experiments.ipynb #f1d596e0
 from __future__ import annotations
-import os, re, sys, json, time, math, hashlib, inspect, difflib, importlib, pkgutil, warnings, functools
+import os, re, sys, json, time, math, hashlib, inspect, tempfile, difflib, importlib, pkgutil, warnings, functools
 from dataclasses import dataclass, field
 import numpy as np
-from .core import Problem, Trace, CorruptTraceError, as_rng, progress, _jsonable
+from .core import Problem, Trace, CorruptTraceError, as_rng, progress, _jsonable, _atomic_write
 
 # %% auto #0
 __all__ = ['BLAS_ENV_VARS', 'MAX_X_VALUES', 'REGRET_LABELS', 'INTERVALS', 'EXPERIMENTS', 'SCALES', 'PAPER_MODULES',
-           'default_blas_threads', 'set_blas_env', 'Experiment', 'run_hash', 'Run', 'experiment_runs',
-           'CorruptCacheWarning', 'parallel_map', 'SweepReport', 'validate_experiment', 'run_experiment', 'Results',
-           'load_results', 'regret_curves', 'mean_interval', 'method_legend', 'plot_regret', 'summary_table',
-           'register_experiment', 'get_experiment', 'list_experiments', 'load_all', 'smoke', 'baselines']
+           'default_blas_threads', 'set_blas_env', 'Experiment', 'run_hash', 'Run', 'code_version', 'experiment_runs',
+           'CorruptCacheWarning', 'parallel_map', 'SweepReport', 'validate_experiment', 'check_writable_dir',
+           'run_experiment', 'Results', 'load_results', 'regret_curves', 'mean_interval', 'method_legend',
+           'plot_regret', 'summary_table', 'register_experiment', 'get_experiment', 'list_experiments', 'load_all',
+           'smoke', 'baselines']
 
 # %% ../nbs/05_experiments.ipynb #6c967cae
 BLAS_ENV_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS',
@@ -56,12 +57,15 @@ class Experiment:
     scale: str|None = None # 'quick' or 'full' when built by the registry
     group: str = '' # a cache sub-directory shared by related experiments (a paper's: 'boo', 'msucb')
     problem_options: dict = field(default_factory=dict) # {problem label: {method label: {options}}}: per-problem extra options
+    version: str|None = None # opt-in: a code version in every run's identity ('auto': see `code_version`); None keeps earlier keys
 
     def __post_init__(self):
         if not re.fullmatch(r'[A-Za-z0-9][A-Za-z0-9._-]*', self.name or ''):
             raise ValueError(f"experiment name must be letters, digits, '.', '_' or '-', got {self.name!r}")
         if self.group and not re.fullmatch(r'[A-Za-z0-9][A-Za-z0-9._-]*', self.group):
             raise ValueError(f"experiment group must be letters, digits, '.', '_' or '-', got {self.group!r}")
+        if self.version is not None and not isinstance(self.version, str):
+            raise TypeError(f"version must be a string ('auto' or your own) or None, got {self.version!r}")
         if not self.methods or not self.problems: raise ValueError("an experiment needs at least one method and one problem")
         self.methods = {str(k): _norm_spec(v, 'method') for k, v in self.methods.items()}
         for k, v in self.methods.items():
@@ -167,6 +171,7 @@ class Run:
     budget: int
     seed: int
     runner: object = None # None: `hdbo_nb.bo.optimize`; else a function with its signature
+    version: str|None = None # a code version (opt-in; absent from the identity when None)
 
     @property
     def spec(self) -> dict:
@@ -174,6 +179,7 @@ class Run:
         p = dict(name=self.problem[0], kwargs=self.problem[1]) if isinstance(self.problem, tuple) else self.problem
         s = dict(method=self.method, options=self.options, problem=p, budget=self.budget, seed=self.seed)
         if self.runner is not None: s['runner'] = self.runner
+        if self.version is not None: s['version'] = self.version
         return s
 
     @property
@@ -203,10 +209,27 @@ class Run:
 
     def __repr__(self): return f"Run({self.method_label} on {self.problem_label}, seed {self.seed})"
 
+@functools.lru_cache(maxsize=None)
+def code_version(method:str) -> str:
+    "The package version and a digest of the source of the modules `method`'s class comes from (and core, gp, acquisition)."
+    import hdbo_nb
+    mods = {'hdbo_nb.core', 'hdbo_nb.gp', 'hdbo_nb.acquisition', 'hdbo_nb.bo'}
+    try:
+        from hdbo_nb.bo import get_method, METHODS
+        if method not in METHODS: load_all()
+        mods |= {c.__module__ for c in get_method(method).__mro__ if c.__module__.startswith('hdbo_nb.')}
+    except (ValueError, TypeError): pass   # not a registered method (a custom runner's name)
+    h = hashlib.sha1()
+    for m in sorted(mods):
+        try: h.update(inspect.getsource(importlib.import_module(m)).encode())
+        except (OSError, TypeError, ImportError): h.update(m.encode())
+    return f"{hdbo_nb.__version__}+{h.hexdigest()[:8]}"
+
 def experiment_runs(exp:Experiment, runner=None) -> list[Run]:
     "The runs of `exp`, problem-major then method then seed."
     where = f"{exp.group}/{exp.name}" if exp.group else exp.name  # runs go in cache_dir/group/name/
-    return [Run(where, ml, m, exp.options_for(ml, pl), pl, ps, exp.budget_for(pl), s, runner)
+    ver = lambda m: code_version(m) if exp.version == 'auto' else exp.version
+    return [Run(where, ml, m, exp.options_for(ml, pl), pl, ps, exp.budget_for(pl), s, runner, ver(m))
             for pl, ps in exp.problems.items() for ml, (m, _) in exp.methods.items() for s in exp.seeds]
 
 # %% ../nbs/05_experiments.ipynb #265b4757
@@ -272,21 +295,93 @@ def _dask_client(scheduler, n_jobs:int):
     client = Client(scheduler)  # an address or a cluster object
     return client, client.close
 
+def _worker_loop(conn):
+    "A worker process: run cloudpickled `(fn, task)` messages one at a time and send back each result."
+    import pickle, signal
+    import cloudpickle   # joblib requires it
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is for the parent, which stops the workers
+    while True:
+        try: msg = conn.recv_bytes()
+        except (EOFError, OSError): return
+        if not msg: return
+        try: fn, task = pickle.loads(msg); out = ('ok', fn(task))
+        except Exception as e: out = ('error', f"{type(e).__name__}: {e}")
+        try: data = cloudpickle.dumps(out)
+        except Exception as e: data = cloudpickle.dumps(('error', f"the result cannot be sent back: {type(e).__name__}: {e}"))
+        conn.send_bytes(data)
+
+def _crash_cause(exitcode) -> str:
+    "Why a worker process ended, from its exit code."
+    import signal
+    if exitcode is not None and exitcode < 0:
+        try: name = signal.Signals(-exitcode).name
+        except ValueError: name = f"signal {-exitcode}"
+        hint = {'SIGKILL': ' (out of memory, or killed)', 'SIGSEGV': ' (a segmentation fault)',
+                'SIGABRT': ' (an abort in native code)', 'SIGBUS': ' (a bus error)'}.get(name, '')
+        return f"worker process killed by {name}{hint}"
+    return f"worker process exited with code {exitcode}"
+
+def _isolated_map(fn, tasks:list, n:int, on_failure):
+    "`fn` on `n` worker processes of our own: a worker that dies fails its own task only, and is replaced."
+    import pickle, multiprocessing as mp
+    from multiprocessing.connection import wait
+    import cloudpickle   # joblib requires it
+    from hdbo_nb.experiments import _worker_loop   # by module, also when this runs in a notebook's __main__
+    ctx = mp.get_context('spawn')
+    def start():
+        a, b = ctx.Pipe()
+        p = ctx.Process(target=_worker_loop, args=(b,), daemon=True, name='hdbo-worker'); p.start(); b.close()
+        return a, p
+    todo = list(tasks)[::-1]
+    idle, busy = [start() for _ in range(min(n, len(todo)))], {}   # busy: connection -> (process, task)
+    try:
+        while todo or busy:
+            while idle and todo:
+                conn, p = idle.pop(); t = todo.pop()
+                conn.send_bytes(cloudpickle.dumps((fn, t))); busy[conn] = (p, t)
+            ready = set(wait(list(busy) + [p.sentinel for p, _ in busy.values()]))
+            for conn, (p, t) in list(busy.items()):
+                if conn not in ready and p.sentinel not in ready: continue
+                del busy[conn]
+                try: status, val = pickle.loads(conn.recv_bytes()) if conn.poll() else (None, None)
+                except (EOFError, OSError): status, val = None, None
+                if status is None:   # the worker died with this task
+                    p.join(); conn.close()
+                    if todo: idle.append(start())
+                    yield on_failure(t, _crash_cause(p.exitcode))
+                    continue
+                idle.append((conn, p))
+                yield val if status == 'ok' else on_failure(t, val)
+    finally:
+        for conn, p in idle:
+            try: conn.send_bytes(b'')
+            except OSError: pass
+        for conn, p in idle + [(c, v[0]) for c, v in busy.items()]:
+            p.join(timeout=2)
+            if p.is_alive(): p.terminate(); p.join()
+            conn.close()
+
 def parallel_map(fn, # function of one task
                  tasks:list, # the tasks
                  n_jobs:int=1, # workers (loky); -1 all cores
                  backend:str='loky', # 'loky' (processes on this machine) or 'dask'
                  scheduler=None, # Dask: scheduler address, Client, or None for a LocalCluster
+                 on_failure=None, # `on_failure(task, cause)`, yielded for a task whose worker died or whose `fn` raised
                 ):
     "Yield `fn(task)` for each task, in completion order."
     if backend not in ('loky', 'dask'): raise ValueError(f"backend must be 'loky' or 'dask', got {backend!r}")
     if not tasks: return
     if backend == 'loky' and (n_jobs == 1 or len(tasks) == 1):
-        for t in tasks: yield fn(t)
+        for t in tasks:
+            if on_failure is None: yield fn(t); continue
+            try: r = fn(t)
+            except Exception as e: r = on_failure(t, f"{type(e).__name__}: {e}")
+            yield r
         return
     from joblib import Parallel, delayed, parallel_backend
     if backend == 'loky':
         n = min(len(tasks), os.cpu_count() or 1) if n_jobs in (None, -1) else min(int(n_jobs), len(tasks))
+        if on_failure is not None: yield from _isolated_map(fn, tasks, n, on_failure); return
         yield from Parallel(n_jobs=n, backend='loky', return_as='generator_unordered')(delayed(fn)(t) for t in tasks)
         return
     client, close = _dask_client(scheduler, n_jobs)
@@ -306,14 +401,37 @@ class SweepReport:
     failed: list = field(default_factory=list) # (run label, error message)
     corrupt: list = field(default_factory=list) # damaged cache files that were rerun
     seconds: float = 0.
+    not_retried: int = 0 # failed runs recorded by an earlier sweep and skipped (see `retry_failed`)
 
     @property
     def ok(self) -> bool: return not self.failed
 
     def __str__(self):
         s = (f"{self.experiment}: {self.total} runs, {self.cached} cached, {self.ran} run, {len(self.failed)} failed"
-             f", {len(self.corrupt)} damaged cache files rerun, {self.seconds:.1f}s")
-        return s + ''.join(f"\n  FAILED {r}: {e}" for r, e in self.failed)
+             + (f" ({self.not_retried} recorded earlier, not retried)" if self.not_retried else '')
+             + f", {len(self.corrupt)} damaged cache files rerun, {self.seconds:.1f}s")
+        s += ''.join(f"\n  FAILED {r}: {e}" for r, e in self.failed)
+        if self.failed: s += "\n  failed runs are recorded in the cache and skipped by the next sweep; retry_failed=True (hdbo run --retry-failed) runs them again"
+        return s
+
+def _label(run:Run) -> str: return f"{run.method_label} on {run.problem_label}, seed {run.seed}"
+def _failure_path(run:Run, cache_dir) -> str: return run.path(cache_dir)[:-len('.npz')] + '.failed.json'
+
+def _failure_record(run:Run, cache_dir) -> dict|None:
+    "The failure an earlier sweep recorded for `run`, or None."
+    try:
+        with open(_failure_path(run, cache_dir)) as fh: rec = json.load(fh)
+        return rec if isinstance(rec, dict) and rec.get('run_key') == run.key else None
+    except (OSError, ValueError): return None
+
+def _record_failure(run:Run, cache_dir, cause:str):
+    "Write beside the run's cache file why it failed (the next sweep skips it unless told to retry)."
+    rec = dict(run_key=run.key, experiment=run.experiment, method_label=run.method_label, method=run.method,
+               problem_label=run.problem_label, seed=run.seed, cause=cause, when=time.strftime('%Y-%m-%d %H:%M:%S'))
+    def w(tmp):
+        with open(tmp, 'w') as fh: json.dump(rec, fh, indent=1)
+    try: _atomic_write(_failure_path(run, cache_dir), w)
+    except OSError as e: warnings.warn(f"could not record the failure of {_label(run)}: {e}")
 
 def validate_experiment(exp:Experiment, runner=None):
     "Check every method and named problem of `exp` exists (a clear error with the closest names otherwise)."
@@ -326,6 +444,18 @@ def validate_experiment(exp:Experiment, runner=None):
         from hdbo_nb.functions import get_problem
         for name, kw in named: get_problem(name, **kw)
 
+def check_writable_dir(path, # a directory, created if missing
+                       what:str='directory', # how to name it in the error
+                      ) -> str:
+    "Create `path` if needed and write a test file in it; raise a one-line `OSError` if that is not possible."
+    path = os.fspath(path)
+    try:
+        os.makedirs(path, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path, prefix='.write-test-'); os.close(fd); os.remove(tmp)
+    except OSError as e:
+        raise OSError(f"cannot write to the {what} {path}: {e.strerror or e}") from e
+    return path
+
 def run_experiment(exp:Experiment|str, # an Experiment, or a registered name (see `scale`)
                    cache_dir='results', # the cache directory; runs go in `cache_dir/exp.name/`
                    n_jobs:int=1, # parallel workers (-1: all cores)
@@ -336,6 +466,7 @@ def run_experiment(exp:Experiment|str, # an Experiment, or a registered name (se
                    blas_threads:int|None=None, # BLAS threads per worker (default `HDBO_BLAS_THREADS` or 1; 0 leaves BLAS alone)
                    rerun:bool=False, # ignore the cache and run everything again
                    show_progress:bool|None=None, # None: on unless HDBO_PROGRESS=0
+                   retry_failed:bool=False, # run again the runs an earlier sweep recorded as failed (skipped by default)
                   ) -> SweepReport:
     "Run every run of `exp` that is not in the cache; save each trace atomically as it arrives."
     if isinstance(exp, str): exp = get_experiment(exp, scale)
@@ -350,16 +481,21 @@ def run_experiment(exp:Experiment|str, # an Experiment, or a registered name (se
         path = r.path(cache_dir)
         got = None if rerun else _check_cached(r, path)
         if got is False: rep.corrupt.append(path)
-        if got: rep.cached += 1
+        if got: rep.cached += 1; continue
+        rec = None if rerun or retry_failed else _failure_record(r, cache_dir)
+        if rec: rep.failed.append((_label(r), f"{rec.get('cause')} (recorded {rec.get('when')}, not retried)")); rep.not_retried += 1
         else: todo.append(r)
+    if todo: check_writable_dir(os.path.dirname(todo[0].path(cache_dir)), 'cache directory')  # before any compute
     bar = progress(total=len(todo), desc=f"{exp.name}: {len(todo)} to run ({rep.cached} cached)",
                    disable=None if show_progress is None else not show_progress)
     try:
         for run, tr, err in parallel_map(functools.partial(_execute, blas_threads=blas_threads), todo,
-                                         n_jobs=n_jobs, backend=backend, scheduler=scheduler):
+                                         n_jobs=n_jobs, backend=backend, scheduler=scheduler,
+                                         on_failure=lambda run, cause: (run, None, cause)):
             if err is None:
                 tr.save(run.path(cache_dir), store_x=tr.dim * len(tr) <= MAX_X_VALUES); rep.ran += 1
-            else: rep.failed.append((f"{run.method_label} on {run.problem_label}, seed {run.seed}", err))
+                if os.path.exists(_failure_path(run, cache_dir)): os.remove(_failure_path(run, cache_dir))
+            else: rep.failed.append((_label(run), err)); _record_failure(run, cache_dir, err)
             bar.update(postfix=f"{run.method_label}/{run.problem_label}/s{run.seed}")
     finally:
         bar.close(); rep.seconds = time.perf_counter() - t0

@@ -52,6 +52,8 @@ def test_run_resume_and_plot(tmp_path):
     p = hdbo('plot', 'smoke', '--cache', str(cache), '--out', str(out), '--interval', 'ci95')
     assert p.returncode == 0, p.stderr
     assert out.stat().st_size > 10_000 and out.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
+    p = hdbo('plot', 'smoke', '--cache', str(cache), '--out', str(tmp_path / 'no-dir' / 'x.png'))
+    assert p.returncode == 1 and 'does not exist' in p.stderr and 'Traceback' not in p.stderr
 
 def test_plot_without_results_says_what_to_do(tmp_path):
     p = hdbo('plot', 'smoke', '--cache', str(tmp_path))
@@ -67,3 +69,46 @@ def test_demo(tmp_path):
     png = tmp_path / 'hdbo-demo.png'
     assert png.exists() and png.stat().st_size > 10_000
     assert secs < 60
+
+def _one_line_error(p, code, text):
+    assert p.returncode == code, (p.returncode, p.stdout, p.stderr)
+    assert 'Traceback' not in p.stderr and text in p.stderr, p.stderr
+    assert len([l for l in p.stderr.splitlines() if l.startswith('hdbo: error:')]) == 1
+
+def test_unwritable_cache_fails_before_any_run(tmp_path):
+    f = tmp_path / 'a-file'; f.write_text('not a directory')
+    t0 = time.perf_counter()
+    p = hdbo('run', 'smoke', '--cache', str(f))
+    _one_line_error(p, 1, 'cannot write to the cache directory')
+    assert ' cached, ' not in p.stdout and f.read_text() == 'not a directory'   # nothing ran
+    p = hdbo('run', 'smoke', '--cache', '/proc/hdbo-no-such-cache')   # cannot be created, even by root
+    _one_line_error(p, 1, 'cannot write to the cache directory')
+    assert time.perf_counter() - t0 < 60
+
+def test_read_only_cache_fails_before_any_run(tmp_path):
+    ro = tmp_path / 'ro'; ro.mkdir(); (ro / 'smoke').mkdir()
+    (ro / 'smoke').chmod(0o555)
+    try:
+        try: (ro / 'smoke' / 'probe').write_text('x')
+        except OSError: pass
+        else: pytest.skip("permissions do not stop this user (root)")
+        p = hdbo('run', 'smoke', '--cache', str(ro))
+        _one_line_error(p, 1, 'Permission denied')
+        assert ' cached, ' not in p.stdout
+    finally: (ro / 'smoke').chmod(0o755)
+
+@pytest.mark.parametrize('out, code, text', [
+    ('/nonexistent/x.png', 1, 'does not exist'),
+    ('.', 1, 'is a directory'),
+    ('regret.xyz', 2, "unknown image format 'xyz'"),
+])
+def test_demo_checks_out_before_the_compute(tmp_path, out, code, text):
+    p = hdbo('demo', '--budget', '15', '--out', out, cwd=tmp_path)
+    _one_line_error(p, code, text)
+    assert 'simple regret' not in p.stdout and '15/15' not in p.stderr   # nothing was computed
+    assert not list(tmp_path.iterdir())
+
+def test_retry_failed_option():
+    from hdbo_nb.cli import make_parser
+    assert make_parser().parse_args(['run', 'smoke', '--retry-failed']).retry_failed
+    assert not make_parser().parse_args(['run', 'smoke']).retry_failed

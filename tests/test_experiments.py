@@ -103,8 +103,13 @@ def test_failed_runs_are_reported_and_not_cached(tmp_path):
     rep = run_experiment(exp, tmp_path, show_progress=False)
     assert not rep.ok and rep.ran == 1 and len(rep.failed) == 1
     assert 'simulator crashed' in rep.failed[0][1] and 'bad' in rep.failed[0][0] and 'FAILED' in str(rep)
+    rec = glob.glob(f"{tmp_path}/broken/*bad__s0__*.failed.json")
+    assert len(rec) == 1 and 'simulator crashed' in pathlib.Path(rec[0]).read_text()   # the cause, beside the cache
     rep = run_experiment(exp, tmp_path, show_progress=False)
-    assert rep.cached == 1 and len(rep.failed) == 1   # tried again, never cached as finished
+    assert rep.cached == 1 and len(rep.failed) == 1 and rep.not_retried == 1   # recorded: not run again
+    assert 'not retried' in rep.failed[0][1] and 'simulator crashed' in rep.failed[0][1]
+    rep = run_experiment(exp, tmp_path, show_progress=False, retry_failed=True)
+    assert rep.cached == 1 and len(rep.failed) == 1 and rep.not_retried == 0   # tried again, never cached as finished
 
 def test_run_identity():
     r = experiment_runs(TINY)[0]
@@ -238,3 +243,94 @@ def test_run_identity_does_not_depend_on_who_registered():
     def other(d=100): return d
     other.__module__ = '__main__'
     assert _fn_id(other)['fn'].startswith('__main__.')      # a function only the notebook has keeps its own name
+
+_RAN = []
+
+def counting_runner(problem, method, budget, rng=None, **options):
+    from hdbo_nb.bo import optimize
+    _RAN.append(rng)
+    return optimize(problem, method, budget, rng=rng, **options)
+
+def test_an_unwritable_cache_fails_before_any_run(tmp_path):
+    _RAN.clear()
+    f = tmp_path / 'file'; f.write_text('x')
+    with pytest.raises(OSError, match='cannot write to the cache directory'):
+        run_experiment(TINY, f, runner=counting_runner, show_progress=False)
+    assert _RAN == []
+    # a fully cached experiment in a directory that cannot be written is still read (nothing to write)
+    run_experiment(TINY, tmp_path / 'c', runner=counting_runner, show_progress=False)
+    from hdbo_nb import experiments
+    orig = experiments.check_writable_dir
+    try:
+        experiments.check_writable_dir = lambda *a: (_ for _ in ()).throw(OSError('read-only'))
+        rep = run_experiment(TINY, tmp_path / 'c', runner=counting_runner, show_progress=False)
+        assert rep.cached == 4
+    finally: experiments.check_writable_dir = orig
+
+def sleepy_runner(problem, method, budget, rng=None, **options):
+    import time
+    from hdbo_nb.bo import optimize
+    time.sleep(0.6)
+    return optimize(problem, method, budget, rng=rng, **options)
+
+def test_a_long_single_run_shows_progress_in_a_log(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv('HDBO_PROGRESS', '1'); monkeypatch.setenv('HDBO_PROGRESS_INTERVAL', '0.1')
+    one = Experiment('one', methods={'random': 'random'}, problems={'branin': 'branin'}, seeds=1, budget=5)
+    rep = run_experiment(one, tmp_path, runner=sleepy_runner)
+    assert rep.ok and rep.ran == 1
+    lines = [l for l in capsys.readouterr().err.splitlines() if l.startswith('one:')]
+    assert len(lines) >= 4 and '0/1' in lines[0] and '1/1' in lines[-1], lines
+
+def killing_runner(problem, method, budget, rng=None, **options):
+    "`optimize`, but the worker process of one run is killed (as by the out-of-memory killer) while told to."
+    import signal
+    from hdbo_nb.bo import optimize
+    if rng == 1 and method == 'random' and os.environ.get('HDBO_TEST_KILL') == '1': os.kill(os.getpid(), signal.SIGKILL)
+    return optimize(problem, method, budget, rng=rng, **options)
+
+def test_a_killed_worker_fails_only_its_run(serial, tmp_path, monkeypatch):
+    monkeypatch.setenv('HDBO_TEST_KILL', '1')
+    rep = run_experiment(TINY, tmp_path, n_jobs=2, runner=killing_runner, show_progress=False)
+    assert rep.ran == 3 and len(rep.failed) == 1, str(rep)
+    label, cause = rep.failed[0]
+    assert 'random on branin, seed 1' == label and 'killed by SIGKILL' in cause
+    assert 'FAILED random on branin, seed 1' in str(rep) and '--retry-failed' in str(rep)
+    # the other runs are the serial ones
+    ok = [r for r in experiment_runs(TINY, killing_runner) if not (r.seed == 1 and r.method == 'random')]
+    ref = {(r.method_label, r.seed): r for r in experiment_runs(TINY)}
+    for r in ok: _same(Trace.load(r.path(tmp_path)), Trace.load(ref[(r.method_label, r.seed)].path(serial)))
+    # the next sweep does not run it again (it would crash again) unless told to
+    rep = run_experiment(TINY, tmp_path, n_jobs=2, runner=killing_runner, show_progress=False)
+    assert (rep.cached, rep.ran, rep.not_retried) == (3, 0, 1) and not rep.ok
+    monkeypatch.setenv('HDBO_TEST_KILL', '0')
+    rep = run_experiment(TINY, tmp_path, n_jobs=2, runner=killing_runner, show_progress=False, retry_failed=True)
+    assert (rep.cached, rep.ran) == (3, 1) and rep.ok
+    assert not glob.glob(f"{tmp_path}/tiny/*.failed.json")   # the record goes once the run succeeds
+    rep = run_experiment(TINY, tmp_path, n_jobs=2, runner=killing_runner, show_progress=False)
+    assert rep.cached == 4 and rep.ok
+
+def test_committed_results_keep_their_keys():
+    "Cache keys without a version are what they were: the committed results under results/ still load."
+    root = pathlib.Path(__file__).resolve().parents[1] / 'results'
+    res = load_results(get_experiment('msucb-fig4', 'quick'), root)
+    assert not res.missing and not res.corrupt and sum(map(len, res.values())) == 10
+
+def test_opt_in_code_version(tmp_path, monkeypatch):
+    import hdbo_nb
+    from hdbo_nb.experiments import code_version
+    base = dict(name='v', methods={'random': 'random'}, problems={'branin': 'branin'}, seeds=1, budget=3)
+    plain = experiment_runs(Experiment(**base))[0]
+    auto = experiment_runs(Experiment(**base, version='auto'))[0]
+    assert plain.version is None and 'version' not in plain.spec and auto.key != plain.key
+    assert auto.version.startswith(hdbo_nb.__version__ + '+')
+    rep = run_experiment(Experiment(**base, version='auto'), tmp_path, show_progress=False)
+    assert rep.ran == 1
+    assert run_experiment(Experiment(**base, version='auto'), tmp_path, show_progress=False).cached == 1
+    code_version.cache_clear()
+    monkeypatch.setattr(hdbo_nb, '__version__', '99.0')   # an upgrade: the run is not silently reused
+    try:
+        assert run_experiment(Experiment(**base, version='auto'), tmp_path, show_progress=False).ran == 1
+        assert run_experiment(Experiment(**base), tmp_path, show_progress=False).ran == 1   # no version: one key
+        assert run_experiment(Experiment(**base), tmp_path, show_progress=False).cached == 1
+    finally: code_version.cache_clear()
+    with pytest.raises(TypeError, match='version'): Experiment(**base, version=2)
