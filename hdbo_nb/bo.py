@@ -199,6 +199,7 @@ def _check_budget_value(budget) -> int:
 def _progress_bar(total, desc, disable): return progress(total=total, desc=desc, disable=True if disable else None)
 
 Optimizer.run = _run
+_run.__name__, _run.__qualname__ = 'run', 'Optimizer.run'   # documented as the method it is
 
 # %% ../nbs/04_bo.ipynb #887812d8
 @register_method('random')
@@ -567,6 +568,7 @@ def _gp_recommend(self) -> np.ndarray:
     return X[int(np.argmax(gp.predict(self._to_unit(X))[0]))].copy()
 
 GPOptimizer.recommend = _gp_recommend
+_gp_recommend.__name__, _gp_recommend.__qualname__ = 'recommend', 'GPOptimizer.recommend'
 
 # %% ../nbs/04_bo.ipynb #f16a0007
 def _fantasy_gp(self, P:np.ndarray) -> GP:

@@ -437,6 +437,7 @@ def _load(cls, path,
         raise CorruptTraceError(f"{path}: cannot be read as a trace ({type(e).__name__}: {e})") from None
 
 Trace.save, Trace.load = _save, classmethod(_load)
+for _f, _n in ((_save, 'save'), (_load, 'load')): _f.__name__, _f.__qualname__ = _n, f'Trace.{_n}'   # named as the methods they are
 
 # %% ../nbs/00_core.ipynb #1276484f
 def _in_notebook() -> bool:

@@ -283,3 +283,26 @@ def test_api_signatures_wrap(crawl):
 def test_every_asset_a_page_requests_exists(crawl, browser):
     "Scripts, styles, fonts and figures requested while the pages load and typeset all exist (the site ships only those)."
     assert not browser.failed, f'missing assets: {sorted(set(browser.failed))[:20]}'
+
+def _public_methods(mod):
+    "(Class, name) for the public methods each exported class of `mod` defines itself (properties are in the class's entry)."
+    import inspect
+    for cname in getattr(mod, '__all__', []):
+        cls = getattr(mod, cname, None)
+        if not inspect.isclass(cls) or cls.__module__ != mod.__name__: continue
+        for k, v in vars(cls).items():
+            f = v.__func__ if isinstance(v, (classmethod, staticmethod)) else v
+            if not k.startswith('_') and inspect.isfunction(f): yield cname, k
+
+def test_every_public_method_has_an_entry(site, server, crawl):
+    "Each public method of an exported class has an API entry (a linkable heading) on its module's page."
+    import importlib
+    pages, _ = crawl
+    missing = []
+    for nb, url in _pages_of(site, server).items():
+        m = re.search(r'#\| default_exp ([\w.]+)', (ROOT/'nbs'/nb).read_text().replace('\\n', '\n'))
+        if not m: continue
+        ids = set(pages[url].get('ids', []))
+        missing += [f'{nb}: {c}.{k}' for c, k in _public_methods(importlib.import_module('hdbo_nb.' + m[1]))
+                    if f'{c}.{k}'.lower() not in ids]
+    assert not missing, f'{len(missing)} public methods without an entry: {missing[:20]}'
