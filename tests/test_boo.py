@@ -153,3 +153,31 @@ def test_boo_matches_algorithm_1(name, N, seed, kw):
     if kw.get('a', 2) % 2:        # odd a: an expanded node can be the middle child, whose centre is its parent's:
         assert reused > 0         # p advances without an evaluation
         assert d['p'][k][-1] == len(log) + reused
+
+@pytest.mark.parametrize('cls', ['boo-gp-ei', 'boo-gp-ucb'])
+def test_boo_paper_gp_baselines_step_by_step(cls):
+    """The BOO paper's GP-EI / GP-UCB: D + 1 uniform points, then each point maximises EI (xi = 0) or the UCB with
+    beta_t = 2 log(t^(D/2+2) pi^2 / (3 delta)), delta = 0.05, by DIRECT, on the GP refitted to every point so far."""
+    from scipy.optimize import direct, Bounds
+    from scipy.stats import norm
+    p, N, maxfun = get_problem('branin'), 9, 200
+    D, lo, w = p.dim, p.bounds[:, 0], p.bounds[:, 1] - p.bounds[:, 0]
+    opt = METHODS[cls](p.bounds, rng=7, maxfun=maxfun)
+    g = np.random.default_rng(7); g.integers(2**63)        # the optimiser's observation-noise stream is drawn first
+    U0, ys = g.random((D + 1, D)), []
+    for t in range(1, N + 1):
+        u = (opt.ask() - lo) / w
+        if t <= D + 1: np.testing.assert_allclose(u, U0[t - 1], rtol=0, atol=1e-12)
+        else:
+            gp = opt.gp
+            assert gp.n == t - 1 and gp.kernel.nu == 4 + (D + 1) / 2
+            def acq(v):
+                mu, sd = (float(q[0]) for q in gp.predict(v[None]))
+                if cls == 'boo-gp-ucb': return mu + math.sqrt(2 * math.log(t**(D / 2 + 2) * math.pi**2 / (3 * 0.05))) * sd
+                z = (mu - max(ys)) / sd
+                return (mu - max(ys)) * norm.cdf(z) + sd * norm.pdf(z)
+            res = direct(lambda v: -acq(v), Bounds(np.zeros(D), np.ones(D)), maxfun=maxfun, maxiter=10_000,
+                         locally_biased=False, eps=1e-4)
+            np.testing.assert_allclose(u, res.x, rtol=0, atol=1e-9)
+        x = lo + w * u; y = p(x); ys.append(y); opt.tell(x, y)
+    assert np.all(opt.trace.diagnostics['refit'][D + 1:] == 1)   # hyperparameters refitted at every step
