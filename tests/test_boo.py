@@ -31,7 +31,7 @@ def test_depth_limit_and_counter():
     k = ~np.isnan(d['p'])
     assert np.all(d['depth'][k] <= np.floor(np.sqrt(d['p'][k])) + d['guard'][k])
     assert np.array_equal(d['p'][k], np.arange(1, k.sum() + 1))
-    assert np.all(d['ucb'][k] >= d['lcb'][k])
+    np.testing.assert_allclose(d['ucb'][k] - d['mu'][k], d['mu'][k] - d['lcb'][k], rtol=1e-9, atol=1e-12)   # mu +- the same width
     assert tr.meta['method'] == 'boo'
 
 def test_same_seed_same_trace():
@@ -101,7 +101,7 @@ def _oracle(problem, N, model):
     return f, X, Y
 
 def boo_reference(problem, N, seed, a=2, b=None, eta=0.05, **gp):
-    "Algorithm 1 of the BOO paper; returns (X, y, [(p, depth) of each evaluated expansion], expansions that reused a value)."
+    "Algorithm 1 of the BOO paper; returns (X, y, [(p, depth, beta_p, U_p) per evaluated expansion], expansions reusing a value)."
     D = problem.dim; b = D if b is None else b
     rng = np.random.default_rng(seed)
     rng.integers(2**63)                               # the optimiser's observation-noise stream is drawn first
@@ -117,7 +117,8 @@ def boo_reference(problem, N, seed, a=2, b=None, eta=0.05, **gp):
                 if leaves[h]:
                     C = np.array([lo + w / 2 for lo, w in leaves[h]])
                     mu, sd = model.predict(C)
-                    U = mu + math.sqrt(2 * math.log(math.pi**2 * p**3 / (3 * eta))) * sd
+                    beta = 2 * math.log(math.pi**2 * p**3 / (3 * eta))
+                    U = mu + math.sqrt(beta) * sd
                     i = int(np.argmax(U))                                  # line 4
                     if U[i] >= vmax:                                       # line 5
                         lo, w = leaves[h].pop(i)
@@ -125,7 +126,7 @@ def boo_reference(problem, N, seed, a=2, b=None, eta=0.05, **gp):
                         leaves[h + 1] += _split(lo, w, a, b)               # line 6
                         n0 = len(Y)
                         y = f(lo + w / 2)                                  # lines 7-9
-                        if len(Y) > n0: log.append((p, h))
+                        if len(Y) > n0: log.append((p, h, beta, U[i]))
                         else: reused += 1
                         vmax = max(y, vmax)                                # line 10
                         p += 1; expanded = True                            # line 11
@@ -148,7 +149,8 @@ def test_boo_matches_algorithm_1(name, N, seed, kw):
     tr = opt.run(p, N)
     np.testing.assert_array_equal(tr.X, X); np.testing.assert_array_equal(tr.y, Y)
     d = tr.diagnostics; k = ~np.isnan(d['p'])
-    np.testing.assert_array_equal(np.c_[d['p'][k], d['depth'][k]], np.array(log, dtype=float))
+    np.testing.assert_array_equal(np.c_[d['p'][k], d['depth'][k]], np.array(log)[:, :2])
+    np.testing.assert_allclose(np.c_[d['beta_p'][k], d['ucb'][k]], np.array(log)[:, 2:], rtol=1e-12)
     assert np.all(d['guard'][k] == 0)
     if kw.get('a', 2) % 2:        # odd a: an expanded node can be the middle child, whose centre is its parent's:
         assert reused > 0         # p advances without an evaluation

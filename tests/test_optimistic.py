@@ -86,15 +86,15 @@ def test_bamsoo_evaluates_only_when_ucb_reaches_incumbent():
     assert opt.n_skipped > 0
     assert int(T.evaluated[:T.n].sum()) <= 1 + 2 * int(T.expanded.sum())   # <= m per expansion
     assert T.n - 2 < int(T.evaluated[:T.n].sum()) + opt.n_skipped <= T.n   # every node: evaluated or its LCB (the last expansion may be unfinished)
-    assert math.isclose(beta_bamsoo(10), 2 * math.log(math.pi**2 * 100 / 0.3))
+    assert abs(beta_bamsoo(10) - 16.1972) < 1e-4        # 2 log(pi^2 10^2 / (6 x 0.05)), by hand
 
 def test_imgpo_no_duplicates_no_depth_limit():
     p = get_problem('branin')
     opt = IMGPO(p.bounds, rng=0)
     tr = opt.run(p, 60)
     assert len(np.unique(np.round(tr.X, 12), axis=0)) == 60
-    assert opt.tree.m == 3 and opt.M >= 1
-    assert math.isclose(varsigma_imgpo(2), math.sqrt(2 * math.log(math.pi**2 * 4 / 0.6)))
+    assert opt.tree.m == 3 and opt.M > 1                # some children kept a GP-based value
+    assert abs(varsigma_imgpo(2) - 2.89364) < 1e-5      # sqrt(2 log(pi^2 2^2 / (12 x 0.05))), by hand
 
 @pytest.mark.parametrize('name', ['soo', 'bamsoo', 'imgpo'])
 def test_failures_are_recorded_and_the_search_goes_on(name):
