@@ -31,7 +31,7 @@ def test_depth_limit_and_counter():
     k = ~np.isnan(d['p'])
     assert np.all(d['depth'][k] <= np.floor(np.sqrt(d['p'][k])) + d['guard'][k])
     assert np.array_equal(d['p'][k], np.arange(1, k.sum() + 1))
-    assert np.all(d['ucb'][k] >= d['lcb'][k])
+    np.testing.assert_allclose(d['ucb'][k] - d['mu'][k], d['mu'][k] - d['lcb'][k], rtol=1e-9, atol=1e-12)   # mu +- the same width
     assert tr.meta['method'] == 'boo'
 
 def test_same_seed_same_trace():
@@ -65,3 +65,121 @@ def test_claims_evaluate_on_the_committed_cache():
     bad = {r.claim.id: r.error for r in res if r.measurement is None}
     assert not bad, bad
     assert all(r.verdict in VERDICTS for r in res)
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Reference traces. A direct transcription of the paper's Algorithm 1 (Tran-The et al. 2021), written apart from the
+# package's tree machinery, is run beside `BOO` on the same problem and seed; both must evaluate the same points in the
+# same order, with the same expansion counter p and depth. The GP surrogate (`TreeGP`) and the rng are shared on
+# purpose: what is pinned here is the tree logic (selection by U_p, the v_max test and update, P(m; a, b), h_max(p)).
+import itertools
+from hdbo_nb.optimistic import TreeGP
+
+class _Spent(Exception): "The budget is spent."
+
+def _split(lo, w, a, b):
+    "P(a^b; a, b): cut the b longest sides (lowest index first on ties) into a equal parts; children in lexicographic order."
+    dims = sorted(range(len(w)), key=lambda k: (-w[k], k))[:b]
+    kids = []
+    for idx in itertools.product(range(a), repeat=b):
+        l, ww = lo.copy(), w.copy()
+        for k, j in zip(dims, idx): ww[k] = w[k] / a; l[k] = lo[k] + j * ww[k]
+        kids.append((l, ww))
+    return kids
+
+def _oracle(problem, N, model):
+    "f on the unit cube with a budget of N evaluations; a point seen before is not evaluated again (odd a)."
+    lo, hi = problem.bounds[:, 0], problem.bounds[:, 1]
+    X, Y, cache = [], [], {}
+    def f(u):
+        k = tuple(np.round(u, 12))
+        if k not in cache:
+            if len(Y) == N: raise _Spent
+            y = float(problem(lo + (hi - lo) * u))
+            cache[k] = y; X.append(lo + (hi - lo) * u); Y.append(y)
+            if model is not None: model.add(u, y)
+        return cache[k]
+    return f, X, Y
+
+def boo_reference(problem, N, seed, a=2, b=None, eta=0.05, **gp):
+    "Algorithm 1 of the BOO paper; returns (X, y, [(p, depth, beta_p, U_p) per evaluated expansion], expansions reusing a value)."
+    D = problem.dim; b = D if b is None else b
+    rng = np.random.default_rng(seed)
+    rng.integers(2**63)                               # the optimiser's observation-noise stream is drawn first
+    model = TreeGP(D, rng=rng, **gp)
+    f, X, Y = _oracle(problem, N, model)
+    log, reused = [], 0
+    try:
+        for u in rng.random((D + 1, D)): f(u)         # D_0: D + 1 uniform random points
+        leaves, p = [[(np.zeros(D), np.ones(D))]], 1  # leaves[h]: the leaf cells of depth h, in creation order
+        while True:
+            vmax, h, expanded = -np.inf, 0, False                          # line 2
+            while h <= min(len(leaves) - 1, math.isqrt(p)):                # line 3 (h_max(p) = floor(sqrt p))
+                if leaves[h]:
+                    C = np.array([lo + w / 2 for lo, w in leaves[h]])
+                    mu, sd = model.predict(C)
+                    beta = 2 * math.log(math.pi**2 * p**3 / (3 * eta))
+                    U = mu + math.sqrt(beta) * sd
+                    i = int(np.argmax(U))                                  # line 4
+                    if U[i] >= vmax:                                       # line 5
+                        lo, w = leaves[h].pop(i)
+                        if h + 1 == len(leaves): leaves.append([])
+                        leaves[h + 1] += _split(lo, w, a, b)               # line 6
+                        n0 = len(Y)
+                        y = f(lo + w / 2)                                  # lines 7-9
+                        if len(Y) > n0: log.append((p, h, beta, U[i]))
+                        else: reused += 1
+                        vmax = max(y, vmax)                                # line 10
+                        p += 1; expanded = True                            # line 11
+                h += 1
+            assert expanded, "the sweep expanded nothing"
+    except _Spent: return np.array(X), np.array(Y), log, reused
+
+@pytest.mark.parametrize('name,N,seed,kw', [
+    ('branin', 30, 0, {}),                                                  # the paper's settings: MLE refit every point
+    ('branin', 40, 1, dict(optimize=False)),                                # P(4; 2, 2), fixed hyperparameters
+    ('branin', 40, 2, dict(a=4, b=1, optimize=False)),                      # P(4; 4, 1): one side cut in four
+    ('branin', 40, 3, dict(a=3, b=2, optimize=False)),                      # odd a: P(9; 3, 2)
+    ('hartmann3', 30, 4, dict(a=3, b=1, lengthscale=0.3, optimize=False)),  # odd a, D = 3
+    ('hartmann3', 30, 5, dict(optimize=False)),                             # P(8; 2, 3)
+])
+def test_boo_matches_algorithm_1(name, N, seed, kw):
+    p = get_problem(name)
+    X, Y, log, reused = boo_reference(p, N, seed, **kw)
+    opt = BOO(p.bounds, rng=seed, **kw)
+    tr = opt.run(p, N)
+    np.testing.assert_array_equal(tr.X, X); np.testing.assert_array_equal(tr.y, Y)
+    d = tr.diagnostics; k = ~np.isnan(d['p'])
+    np.testing.assert_array_equal(np.c_[d['p'][k], d['depth'][k]], np.array(log)[:, :2])
+    np.testing.assert_allclose(np.c_[d['beta_p'][k], d['ucb'][k]], np.array(log)[:, 2:], rtol=1e-12)
+    assert np.all(d['guard'][k] == 0)
+    if kw.get('a', 2) % 2:        # odd a: an expanded node can be the middle child, whose centre is its parent's:
+        assert reused > 0         # p advances without an evaluation
+        assert d['p'][k][-1] == len(log) + reused
+
+@pytest.mark.parametrize('cls', ['boo-gp-ei', 'boo-gp-ucb'])
+def test_boo_paper_gp_baselines_step_by_step(cls):
+    """The BOO paper's GP-EI / GP-UCB: D + 1 uniform points, then each point maximises EI (xi = 0) or the UCB with
+    beta_t = 2 log(t^(D/2+2) pi^2 / (3 delta)), delta = 0.05, by DIRECT, on the GP refitted to every point so far."""
+    from scipy.optimize import direct, Bounds
+    from scipy.stats import norm
+    p, N, maxfun = get_problem('branin'), 9, 200
+    D, lo, w = p.dim, p.bounds[:, 0], p.bounds[:, 1] - p.bounds[:, 0]
+    opt = METHODS[cls](p.bounds, rng=7, maxfun=maxfun)
+    g = np.random.default_rng(7); g.integers(2**63)        # the optimiser's observation-noise stream is drawn first
+    U0, ys = g.random((D + 1, D)), []
+    for t in range(1, N + 1):
+        u = (opt.ask() - lo) / w
+        if t <= D + 1: np.testing.assert_allclose(u, U0[t - 1], rtol=0, atol=1e-12)
+        else:
+            gp = opt.gp
+            assert gp.n == t - 1 and gp.kernel.nu == 4 + (D + 1) / 2
+            def acq(v):
+                mu, sd = (float(q[0]) for q in gp.predict(v[None]))
+                if cls == 'boo-gp-ucb': return mu + math.sqrt(2 * math.log(t**(D / 2 + 2) * math.pi**2 / (3 * 0.05))) * sd
+                z = (mu - max(ys)) / sd
+                return (mu - max(ys)) * norm.cdf(z) + sd * norm.pdf(z)
+            res = direct(lambda v: -acq(v), Bounds(np.zeros(D), np.ones(D)), maxfun=maxfun, maxiter=10_000,
+                         locally_biased=False, eps=1e-4)
+            np.testing.assert_allclose(u, res.x, rtol=0, atol=1e-9)
+        x = lo + w * u; y = p(x); ys.append(y); opt.tell(x, y)
+    assert np.all(opt.trace.diagnostics['refit'][D + 1:] == 1)   # hyperparameters refitted at every step
