@@ -170,19 +170,19 @@ def _gp_start(problem, N, seed, gp):
     f, X, Y, known = _oracle(problem, N, model)
     return rng, model, f, X, Y, known
 
-def _sweeps(leaves, step, p):
+def _sweeps(leaves, step, p, h_max=math.isqrt):
     "Sweeps h = 0 .. min(depth(T), h_max(p)); step(h, vmax, p) -> (vmax, p) or None; the stall guard as described above."
     extra = 0
     while True:
         vmax, h, expanded = -np.inf, 0, False
-        while h <= min(len(leaves) - 1, math.isqrt(p) + extra):
+        while h <= min(len(leaves) - 1, h_max(p) + extra):
             if leaves[h]:
                 out = step(h, vmax, p)
                 if out is not None: (vmax, p), expanded = out, True
             h += 1
         extra = 0 if expanded else extra + 1
 
-def soo_reference(problem, N, a=2, b=1):
+def soo_reference(problem, N, a=2, b=1, h_max='sqrt'):
     f, X, Y, _ = _oracle(problem, N)
     D = problem.dim
     leaves = [[(np.zeros(D), np.ones(D), f(np.full(D, .5)))]]     # (lo, width, f(centre)) of the leaves by depth
@@ -194,7 +194,7 @@ def soo_reference(problem, N, a=2, b=1):
         for l, ww in _split(lo, w, a, b):                             # lines 6-7: all m children evaluated
             leaves[h + 1].append((l, ww, f(l + ww / 2)))
         return v, p + 1                                               # lines 8-9
-    try: _sweeps(leaves, step, 1)
+    try: _sweeps(leaves, step, 1, math.isqrt if h_max == 'sqrt' else (lambda p: 10**9))
     except _Spent: return np.array(X), np.array(Y)
 
 def bamsoo_reference(problem, N, seed, a=2, b=1, eta=0.05, **gp):
@@ -261,7 +261,8 @@ def imgpo_reference(problem, N, seed, a=3, b=1, Xi=1, eta=0.05, **gp):
     except _Spent: return np.array(X), np.array(Y), gp_based
 
 @pytest.mark.parametrize('name,N,kw', [('branin', 40, {}), ('branin', 40, dict(a=3)), ('branin', 40, dict(a=2, b=2)),
-                                       ('hartmann3', 40, {})])
+                                       ('hartmann3', 40, {}), ('branin', 60, dict(h_max=None)),  # no depth limit: v_max decides
+                                       ('hartmann3', 60, dict(h_max=None))])
 def test_soo_matches_its_pseudocode(name, N, kw):
     p = get_problem(name)
     X, Y = soo_reference(p, N, **kw)
