@@ -28,7 +28,9 @@ def test_callouts():
 
 def test_links():
     md = '[`GP`](https://example.github.io/pkg/gp.html#gp) [`x`](https://example.github.io/pkg/core.html#_private) [s](01_gp.ipynb#gp.fit)'
-    assert docs.Site.fix_links(SITE, md, '00_core.ipynb', 'myst') == '[`GP`](gp.html#gp) [`x`](core.html) [s](gp.html#gp.fit)'
+    assert docs.Site.fix_links(SITE, md, '00_core.ipynb', 'myst') == '[`GP`](gp.html#gp) `x` [s](gp.html#gp.fit)'   # private: no link
+    md = '[`GP.theta`](https://example.github.io/pkg/gp.html#gp.theta) [`f`](https://example.github.io/pkg/gp.html#f)'
+    assert docs.Site.fix_links(SITE, md, '00_core.ipynb', 'myst') == '[`GP.theta`](gp.html#gp) [`f`](gp.html)'  # a property: its class
     assert docs.Site.fix_links(SITE, '[s](01_gp.ipynb)', 'index.ipynb', 'gfm') == '[s](https://example.github.io/pkg/gp.html)'
     assert docs.attr_links('[source](u){target="_blank" style="float:right"}', 'myst') == \
         '<a href="u" target="_blank" style="float:right">source</a>'

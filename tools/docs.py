@@ -142,9 +142,12 @@ class Site:
             elif flavour == 'myst' and path.startswith(self.base):
                 page = path[len(self.base):] or 'index.html'
                 if frag and self.anchors is not None and frag not in self.anchors.get(page, ()):
-                    # nbdev links every name in backticks that _modidx knows, documented (show_doc) or not;
-                    # without an entry to jump to, link to the page that defines it.
-                    self.unanchored.add(f'{page}#{frag}'); frag = ''
+                    # nbdev links every name in backticks that _modidx knows, documented (show_doc) or not: a private
+                    # name is no link at all; a property links to its class's entry; anything else to its page.
+                    owner = frag.rsplit('.', 1)[0]
+                    if frag.rsplit('.', 1)[-1].startswith('_'): return m[1][1:-1]
+                    self.unanchored.add(f'{page}#{frag}')
+                    frag = owner if '.' in frag and owner in self.anchors.get(page, ()) else ''
                 target = posixpath.relpath(page, posixpath.dirname(self.pages.get(here, here)) or '.') + ('#' + frag if frag else '')
             return f'{m[1]}({target})'
         return re.sub(r'(\[[^\]]*\])\(([^)\s]+)\)', sub, text)
