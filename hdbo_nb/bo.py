@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_bo.ipynb #79eabeeb
 from __future__ import annotations
-import math, time, difflib, warnings, copy
+import math, time, difflib, warnings, copy, functools
 import numpy as np
 from .core import as_rng, check_bounds, check_point, uniform, Problem, Trace, ObjectiveError, progress
 from .gp import GP, Matern, GPError
@@ -65,7 +65,8 @@ class Optimizer:
         self.options = {**valid, **options}
         self.rng = as_rng(rng)
         self._noise_rng = np.random.default_rng(self.rng.integers(2**63))  # observation noise in `run`
-        self.trace = Trace(self.dim, meta=dict(method=self.name or type(self).__name__, options=self.user_options))
+        self.trace = Trace(self.dim, meta=dict(method=self.name or type(self).__name__, options=self.user_options,
+                                                bounds=self.bounds.tolist()))
         self._pending, self._asked, self._t0 = {}, {}, None   # asked, not yet told: key -> diagnostics, key -> x
         self.setup()
 
@@ -364,8 +365,8 @@ def _maximize_acq(self):
 
 def _gp_ask(self):
     n_told = len(self.trace)
-    if self._design is None:
-        n = self.n_init
+    if self._design is None:   # points told before the first ask count toward the design
+        n = max(self.n_init - n_told, 0)
         self._design = latin_hypercube(n, self.dim, self.rng) if self.options['init'] == 'lhs' else self.rng.random((n, self.dim))
     if self._n_design < len(self._design):
         u = self._design[self._n_design]; self._n_design += 1
@@ -419,12 +420,14 @@ class GPUCB(GPOptimizer):
         b, o = self.options['beta'], self.options
         if callable(b): self.beta_schedule = b
         elif isinstance(b, str):
-            if b == 'srinivas': self.beta_schedule = lambda t: beta_srinivas_continuous(t, self.dim, delta=o['delta'])
-            elif b == 'srinivas-practical': self.beta_schedule = lambda t: beta_srinivas_practical(t, self.dim, delta=o['delta'])
+            # functools.partial, not a lambda: the optimiser stays picklable
+            if b == 'srinivas': self.beta_schedule = functools.partial(beta_srinivas_continuous, dim=self.dim, delta=o['delta'])
+            elif b == 'srinivas-practical':
+                self.beta_schedule = functools.partial(beta_srinivas_practical, dim=self.dim, delta=o['delta'])
             elif b == 'srinivas-finite':
                 if self.candidates is None: raise ValueError("beta='srinivas-finite' needs `candidates` (the finite domain)")
                 card = len(self.candidates)
-                self.beta_schedule = lambda t: beta_srinivas_finite(t, card, delta=o['delta'])
+                self.beta_schedule = functools.partial(beta_srinivas_finite, card=card, delta=o['delta'])
             else: raise ValueError(f"beta must be 'srinivas-practical', 'srinivas', 'srinivas-finite', a number or a callable, got {b!r}")
         else: self.beta_schedule = beta_constant(float(b))
         return UCB()
@@ -488,6 +491,8 @@ class FiniteOptimizer(Optimizer):
 
     def _ask(self):
         if self.domain is None: raise ValueError(f"{self.name}: pass domain= (a Finite) for ask/tell outside `run`")
+        if not getattr(self, '_design_started', False):   # points told before the first ask count toward the design
+            self._design_started, self._n_design = True, min(len(self.trace), len(self._design))
         if self._n_design < len(self._design):
             i = int(self._design[self._n_design]); self._n_design += 1
             return self.domain.point(i), dict(init=1.)
@@ -597,3 +602,59 @@ def _maximize_acq_pending(self):
     return u, val
 
 GPOptimizer._fantasy_gp, GPOptimizer._maximize_acq_pending = _fantasy_gp, _maximize_acq_pending
+
+# %% ../nbs/04_bo.ipynb #f16a000a
+def _from_trace(cls,
+                trace:Trace, # a recorded run (its meta names the method, options, seed and bounds)
+                problem:Problem|None=None, # the problem it ran on, if at hand: bounds, `run`'s set-up and noise stream
+                bounds=None, # the box, where neither the trace nor `problem` gives it
+                rng=None, # a Generator or seed instead of the recorded seed (no replay then)
+                replay:bool=True, # replay the recorded seed's proposals, to continue exactly as an uninterrupted run
+                **options, # options overriding the recorded ones
+               ) -> Optimizer:
+    "An optimiser holding `trace`'s evaluations, ready to go on with `run(problem, budget)` or ask/tell."
+    m = trace.meta
+    if cls is Optimizer:
+        if 'method' not in m: raise ValueError("the trace does not name its method; call from_trace on the method's class")
+        cls = get_method(m['method'])
+    if m.get('x_omitted'): raise ValueError("the trace was saved without its points; it cannot be resumed")
+    if bounds is None: bounds = problem.bounds if problem is not None else m.get('bounds')
+    if bounds is None: raise ValueError("the trace does not record its bounds; pass problem= or bounds=")
+    opts = {**m.get('options', {}), **options}
+    seed = m.get('seed') if rng is None else None
+    X, y, f = trace.X, trace.y, trace.f
+    def build(r):
+        opt = cls(bounds, rng=r, **opts)
+        if opt.dim != trace.dim: raise ValueError(f"the trace's points have dimension {trace.dim}, the bounds {opt.dim}")
+        if problem is not None: opt.prepare_run(problem, max(int(m.get('budget') or 0), len(trace), 1))
+        return opt
+    if replay and isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        opt, noisy = build(int(seed)), problem is not None and problem.noise_std > 0
+        for i in range(len(trace)):
+            if not np.array_equal(opt.ask(), X[i]):
+                warnings.warn(f"{opt.name}: replaying the trace with seed {seed} diverged at evaluation {i + 1}; "
+                              "telling the points instead (the continuation will differ from an uninterrupted run)",
+                              stacklevel=2)
+                break
+            if noisy: opt._noise_rng.standard_normal()   # the draw `run` made for this evaluation's noise
+            opt.tell(X[i], y[i], f[i])
+        else: return _adopt_trace(opt, trace, seed, True)
+    opt = build(seed if rng is None else rng)
+    for i in range(len(trace)): opt.tell(X[i], y[i], f[i])
+    return _adopt_trace(opt, trace, seed if rng is None else _seed_of(rng), False)
+
+def _seed_of(rng): return int(rng) if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) else None
+
+def _adopt_trace(opt, trace, seed, replayed):
+    "Give `opt` a copy of `trace`'s records (times and diagnostics included); the clock goes on from its last time."
+    t = opt.trace
+    t._X, t._y, t._f, t._t = list(trace.X), list(trace.y), list(trace.f), list(trace.times)
+    t._diag = {k: list(v) for k, v in trace.diagnostics.items()}
+    t.meta = {**trace.meta, **{k: t.meta[k] for k in ('method', 'options', 'bounds')}, 'seed': seed,
+              'resumed': dict(n=len(trace), replayed=replayed)}
+    opt._t0 = time.perf_counter() - (float(trace.times[-1]) if len(trace) and np.isfinite(trace.times[-1]) else 0.)
+    return opt
+
+Optimizer.from_trace = classmethod(_from_trace)
+_from_trace.__name__, _from_trace.__qualname__ = 'from_trace', 'Optimizer.from_trace'
+

@@ -180,6 +180,8 @@ class TreeGP:
         return self.gp.predict(np.atleast_2d(C))
 
 # %% ../nbs/06a_optimistic.ipynb #01dc308e
+def _no_depth_limit(p:int) -> int: return 10**9   # h_max=None
+
 class TreeSearch(Optimizer):
     "Base class of the tree methods: runs the generator `_steps()` (which yields unit-cube points) through ask/tell."
     defaults = dict(
@@ -191,7 +193,7 @@ class TreeSearch(Optimizer):
     def setup(self):
         h = self.options['h_max']
         if h == 'sqrt': self.h_max = h_max_sqrt
-        elif h is None: self.h_max = lambda p: 10**9
+        elif h is None: self.h_max = _no_depth_limit   # a module-level function: picklable
         elif callable(h): self.h_max = h
         else: raise ValueError(f"h_max must be 'sqrt', None or a callable, got {h!r}")
         self.stall_guard = bool(self.options['stall_guard'])

@@ -336,3 +336,89 @@ def test_paper_methods_resolve_without_import():
     code = "from hdbo_nb.bo import get_method; print(get_method('boo').__module__)"
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0 and out.stdout.strip() == 'hdbo_nb.boo', out.stderr
+
+# ---------------------------------------------------------------- own initial points, resume, pickling
+def test_points_told_before_the_first_ask_count_toward_the_design():
+    branin = get_problem('branin')   # D = 2: a design of 2D + 1 = 5 points
+    tr = optimize(branin, 'random', 15, rng=1)
+    opt = get_method('gp-ucb')(branin.bounds, rng=0)
+    for x, y in zip(tr.X, tr.y): opt.tell(x, y)
+    for _ in range(3): opt.tell(opt.ask(), -1.)
+    assert not opt.trace.diagnostics['init'][15:].any()   # no design point drawn after 15 told points
+    opt = get_method('gp-ei')(branin.bounds, rng=0)
+    for x, y in zip(tr.X[:2], tr.y[:2]): opt.tell(x, y)
+    for _ in range(5): opt.tell(opt.ask(), -1.)
+    np.testing.assert_array_equal(opt.trace.diagnostics['init'][2:], [1, 1, 1, 0, 0])   # 5 - 2 design points
+
+def test_finite_methods_count_told_points_toward_the_design():
+    from hdbo_nb.core import Finite
+    D = Finite(np.linspace(0, 1, 40)[:, None])
+    opt = get_method('random-finite')(D.bounds, rng=0, domain=D, n_init=10)
+    for i in range(12): opt.tell(D.point(i), float(i))
+    opt.tell(opt.ask(), 0.)
+    assert opt.trace.diagnostics['init'][-1] == 0
+
+def test_from_trace_continues_an_interrupted_run_exactly(tmp_path):
+    branin = get_problem('branin')
+    full = optimize(branin, 'gp-ucb', 20, rng=0)
+    part = optimize(branin, 'gp-ucb', 12, rng=0)
+    part.save(tmp_path / 'part.npz'); loaded = Trace.load(tmp_path / 'part.npz')
+    for cls in (Optimizer, get_method('gp-ucb')):   # the trace's method, or the class it is called on
+        opt = cls.from_trace(loaded)
+        assert type(opt) is get_method('gp-ucb') and len(opt.trace) == 12 and not opt.pending.size
+        tr = opt.run(branin, 20)
+        np.testing.assert_array_equal(tr.X, full.X); np.testing.assert_array_equal(tr.y, full.y)
+        assert tr.meta['resumed'] == dict(n=12, replayed=True) and tr.meta['seed'] == 0 and tr.meta['budget'] == 20
+    np.testing.assert_array_equal(tr.times[:12], part.times)   # the recorded times and diagnostics are kept
+    np.testing.assert_array_equal(tr.diagnostics['beta_t'][:12], part.diagnostics['beta_t'])
+
+def test_from_trace_replays_the_noise_stream_of_a_noisy_problem():
+    noisy = get_problem('branin', noise_std=1.)
+    full = optimize(noisy, 'gp-ei', 14, rng=3, n_init=4)
+    part = optimize(noisy, 'gp-ei', 9, rng=3, n_init=4)
+    tr = Optimizer.from_trace(part, problem=noisy).run(noisy, 14)
+    np.testing.assert_array_equal(tr.X, full.X); np.testing.assert_array_equal(tr.y, full.y)
+
+def test_from_trace_without_replay_tells_the_points_and_keeps_the_budget():
+    branin = get_problem('branin')
+    part = optimize(branin, 'gp-ucb', 12, rng=0)
+    for kw in (dict(replay=False), dict(rng=5)):
+        opt = Optimizer.from_trace(part, **kw)
+        assert opt.trace.meta['resumed'] == dict(n=12, replayed=False)
+        tr = opt.run(branin, 20)
+        assert len(tr) == 20 and not tr.diagnostics['init'][12:].any()   # no second design
+        np.testing.assert_array_equal(tr.X[:12], part.X)
+        assert np.isfinite(tr.y).all() and (np.abs(tr.X) <= 15).all()
+    bad = optimize(branin, 'gp-ucb', 8, rng=0); bad._X[6] = bad._X[6] + 0.1   # a replay that cannot match
+    with pytest.warns(UserWarning, match='diverged at evaluation 7'): opt = Optimizer.from_trace(bad)
+    assert len(opt.trace) == 8 and opt.trace.meta['resumed']['replayed'] is False
+    with pytest.raises(ValueError, match='bounds'): Optimizer.from_trace(Trace(2, meta=dict(method='gp-ucb')))
+    with pytest.raises(ValueError, match='method'): Optimizer.from_trace(Trace(2))
+
+def _pickle_case(name):
+    from hdbo_nb.bo import FiniteOptimizer
+    from hdbo_nb.core import Finite
+    cls = METHODS[name]
+    if issubclass(cls, FiniteOptimizer):
+        X = np.linspace(0, 1, 30)[:, None]
+        D = Finite(X, gram=np.exp(-0.5 * (X - X.T)**2 / 0.1)); return cls(D.bounds, rng=0, domain=D)
+    return cls([[0., 1.]] * 3, rng=0)
+
+def _registered():
+    from hdbo_nb.experiments import load_all
+    load_all(); return sorted(METHODS)
+
+@pytest.mark.parametrize('name', _registered())
+def test_every_registered_optimiser_pickles(name):
+    import pickle
+    opt = _pickle_case(name)
+    opt2 = pickle.loads(pickle.dumps(opt))
+    assert type(opt2) is type(opt) and opt2.options.keys() == opt.options.keys()
+
+def test_a_gp_ucb_optimiser_pickled_mid_run_continues_identically():
+    import pickle
+    branin = get_problem('branin')
+    opt = get_method('gp-ucb')(branin.bounds, rng=0, beta='srinivas')
+    opt.run(branin, 8)
+    opt2 = pickle.loads(pickle.dumps(opt))
+    np.testing.assert_array_equal(opt.run(branin, 11).X, opt2.run(branin, 11).X)
