@@ -121,3 +121,25 @@ def test_space_minimize_and_problem():
 ])
 def test_bad_input(call, err, msg):
     with pytest.raises(err, match=msg): call()
+
+def _box_methods():
+    "Every registered method that searches a box (not the finite-set ones, nor those needing a hidden-subspace problem)."
+    from hdbo_nb.experiments import load_all
+    from hdbo_nb.bo import METHODS, FiniteOptimizer
+    from hdbo_nb.sibo import SubspaceUCB
+    load_all()
+    return sorted(n for n, c in METHODS.items() if not issubclass(c, (FiniteOptimizer, SubspaceUCB)))
+
+@pytest.mark.filterwarnings('ignore:.*initial design')
+@pytest.mark.parametrize('name', _box_methods())
+def test_space_with_every_method(name):
+    from hdbo_nb.bo import METHODS
+    sp = Space(lr=Real(1e-3, 1., log=True), k=Integer(-2, 2), c=Categorical(['a', 'b']))
+    seen = []
+    def f(p): seen.append(p); return -(math.log10(p['lr']) + 1)**2 - 0.1 * p['k']**2 + (p['c'] == 'b')
+    budget = max(12, getattr(METHODS[name], 'min_budget', 0))
+    tr = optimize(f, name, budget, rng=0, bounds=sp)
+    assert len(tr) == budget == len(seen)
+    assert all(set(p) == {'lr', 'k', 'c'} and 1e-3 <= p['lr'] <= 1 and p['k'] in range(-2, 3) and p['c'] in ('a', 'b')
+               for p in seen)
+    assert tr.best_params in seen and f(tr.best_params) == pytest.approx(tr.best_y)
