@@ -546,17 +546,21 @@ class Real:
         self._a, self._b = (math.log(low), math.log(high)) if log else (low, high)
 
     def decode(self, u:float) -> float:
+        "The value at `u` in [0, 1]."
         u = min(max(float(u), 0.), 1.)
         if u in (0., 1.): return self.high if u else self.low   # the ends exactly, also on a log scale
         v = self._a + u * (self._b - self._a)
         return min(max(math.exp(v) if self.log else v, self.low), self.high)
 
     def encode(self, v) -> float:
+        "The point in [0, 1] of the value `v`."
         v = float(v)
         if not self.low <= v <= self.high: raise ValueError(f"{v} is outside [{self.low}, {self.high}]")
         return ((math.log(v) if self.log else v) - self._a) / (self._b - self._a)
 
-    def spec(self) -> dict: return dict(type='real', low=self.low, high=self.high, log=self.log)
+    def spec(self) -> dict:
+        "A JSON-able description."
+        return dict(type='real', low=self.low, high=self.high, log=self.log)
     def __repr__(self): return f"Real({self.low:g}, {self.high:g}{', log=True' if self.log else ''})"
 
 class Integer:
@@ -574,12 +578,17 @@ class Integer:
 
     @property
     def n(self) -> int: return self.high - self.low + 1
-    def decode(self, u:float) -> int: return self.low + min(int(math.floor(min(max(float(u), 0.), 1.) * self.n)), self.n - 1)
+    def decode(self, u:float) -> int:
+        "The integer in the cell of `u`."
+        return self.low + min(int(math.floor(min(max(float(u), 0.), 1.) * self.n)), self.n - 1)
     def encode(self, v) -> float:
+        "The centre of the cell of the integer `v`."
         if isinstance(v, bool) or not float(v).is_integer() or not self.low <= v <= self.high:
             raise ValueError(f"{v!r} is not an integer in [{self.low}, {self.high}]")
         return (int(v) - self.low + 0.5) / self.n
-    def spec(self) -> dict: return dict(type='integer', low=self.low, high=self.high)
+    def spec(self) -> dict:
+        "A JSON-able description."
+        return dict(type='integer', low=self.low, high=self.high)
     def __repr__(self): return f"Integer({self.low}, {self.high})"
 
 class Categorical:
@@ -595,11 +604,16 @@ class Categorical:
 
     @property
     def n(self) -> int: return len(self.choices)
-    def decode(self, u:float): return self.choices[min(int(math.floor(min(max(float(u), 0.), 1.) * self.n)), self.n - 1)]
+    def decode(self, u:float):
+        "The choice in the cell of `u`."
+        return self.choices[min(int(math.floor(min(max(float(u), 0.), 1.) * self.n)), self.n - 1)]
     def encode(self, v) -> float:
+        "The centre of the cell of the choice `v`."
         if v not in self.choices: raise ValueError(f"{v!r} is not one of {self.choices}")
         return (self.choices.index(v) + 0.5) / self.n
-    def spec(self) -> dict: return dict(type='categorical', choices=list(self.choices))
+    def spec(self) -> dict:
+        "A JSON-able description."
+        return dict(type='categorical', choices=list(self.choices))
     def __repr__(self): return f"Categorical({self.choices!r})"
 
 # %% ../nbs/00_core.ipynb #bab4b541
