@@ -143,3 +143,10 @@ def test_space_with_every_method(name):
     assert all(set(p) == {'lr', 'k', 'c'} and 1e-3 <= p['lr'] <= 1 and p['k'] in range(-2, 3) and p['c'] in ('a', 'b')
                for p in seen)
     assert tr.best_params in seen and f(tr.best_params) == pytest.approx(tr.best_y)
+
+@pytest.mark.parametrize('ext', ['npz', 'json'])
+def test_space_run_survives_save_load(tmp_path, ext):
+    tr = optimize(lambda p: -(p['n'] - 2)**2 - p['x'] + (p['c'] == 'b'), 'random', 8, rng=0,
+                  bounds=Space(x=Real(1e-2, 1e2, log=True), n=Integer(0, 4), c=Categorical(['a', 'b'])), minimize=True)
+    tr2 = Trace.load(tr.save(tmp_path / f't.{ext}'))
+    assert tr2.best_params == tr.best_params and tr2.best_value == pytest.approx(tr.best_value)
