@@ -6,7 +6,7 @@
 from __future__ import annotations
 import math, time, difflib, warnings, copy, functools
 import numpy as np
-from .core import as_rng, check_bounds, check_point, uniform, Problem, Trace, ObjectiveError, progress
+from .core import as_rng, check_bounds, check_point, uniform, Problem, Trace, ObjectiveError, progress, Space
 from .gp import GP, Matern, GPError
 from .acquisition import (UCB, EI, PI, beta_srinivas_continuous, beta_srinivas_finite, beta_srinivas_practical, beta_constant,
                                  maximize_lbfgs, maximize_direct, maximize_finite)
@@ -209,22 +209,47 @@ class RandomSearch(Optimizer):
     def _ask(self): return uniform(self.bounds, 1, self.rng)[0], {}
 
 # %% ../nbs/04_bo.ipynb #5cb3b696
-def optimize(problem:Problem, # the objective
+def optimize(problem, # the objective: a `Problem`, or a plain function of a point (with `bounds`)
              method, # a registered name ('random', 'gp-ucb', 'gp-ei', 'gp-pi', ...) or an Optimizer subclass
              budget:int, # evaluations in total, initial design included
              rng=None, # int seed (recorded in the trace), Generator, or None (a fresh seed, recorded)
              callback=None, # `callback(optimizer)` after each evaluation; return True to stop
              on_nan:str='raise', # non-finite values: 'raise' or 'record'
              progress:bool=False, # show a progress bar
+             bounds=None, # for a plain function: its (D, 2) box (`f` gets an array) or a `Space` (`f` gets a dict)
+             minimize:bool=False, # for a plain function: minimise it (the trace records -f, see `Trace.best_value`)
+             f_opt:float|None=None, # for a plain function: its optimum in its own sign (the minimum with `minimize`), for regret
              **options, # method options
             ) -> Trace:
-    "Run `method` on `problem` for `budget` evaluations and return the `Trace`."
+    "Run `method` on `problem` (a `Problem`, or a function with `bounds=`) for `budget` evaluations; return the `Trace`."
+    problem, space = _as_problem(problem, bounds, minimize, f_opt)
     cls = get_method(method)
     if rng is None: rng = int(np.random.SeedSequence().generate_state(1)[0])
     seed = int(rng) if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) else None
     opt = cls(problem.bounds, rng=rng, **options)
     opt.trace.meta['seed'] = seed
+    if minimize: opt.trace.meta['minimize'] = True
+    if space is not None: opt.trace.meta['space'] = space.spec()
     return opt.run(problem, budget, callback=callback, on_nan=on_nan, progress=progress)
+
+def _as_problem(problem, bounds, minimize, f_opt) -> tuple[Problem, Space|None]:
+    "The `Problem` to run, and the `Space` it searches (or None), from `optimize`'s arguments."
+    if not isinstance(minimize, (bool, np.bool_)): raise TypeError(f"minimize must be True or False, got {minimize!r}")
+    if isinstance(problem, Problem):
+        given = [k for k, v in (('bounds', bounds), ('minimize', minimize or None), ('f_opt', f_opt)) if v is not None]
+        if given: raise ValueError(f"{', '.join(given)} apply to a plain function; a Problem carries its own bounds and "
+                                   "optimum and is maximised (wrap a function to minimise with Problem.from_minimization)")
+        return problem, None
+    if not callable(problem): raise TypeError(f"problem must be a Problem or a callable, got {type(problem).__name__}")
+    if bounds is None: raise ValueError("a plain function needs bounds=: a (D, 2) box such as [[0, 1]] * 3, or a Space")
+    if f_opt is not None and not math.isfinite(f_opt): raise ValueError(f"f_opt must be finite, got {f_opt!r}")
+    if isinstance(bounds, Space):
+        p = bounds.problem(problem, minimize=minimize)
+        if f_opt is not None: p.f_opt = -float(f_opt) if minimize else float(f_opt)
+        return p, bounds
+    name = getattr(problem, '__name__', 'problem')
+    if minimize: return Problem.from_minimization(problem, bounds, g_min=f_opt, name=name), None
+    return Problem(problem, bounds, f_opt=f_opt, name=name), None
 
 # %% ../nbs/04_bo.ipynb #4e15e1a9
 def latin_hypercube(n:int, # number of points

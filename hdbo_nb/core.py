@@ -10,7 +10,8 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['MAX_TRACE_BYTES', 'limit_blas_threads', 'as_rng', 'check_bounds', 'check_point', 'uniform', 'Problem', 'Finite',
-           'FiniteProblem', 'ObjectiveError', 'CorruptTraceError', 'Trace', 'time_now', 'progress']
+           'FiniteProblem', 'ObjectiveError', 'CorruptTraceError', 'Trace', 'time_now', 'progress', 'Real', 'Integer',
+           'Categorical', 'Space']
 
 # %% ../nbs/00_core.ipynb #aaf7c790
 def limit_blas_threads(n:int|None=None, # threads per process; None reads `HDBO_BLAS_THREADS` (default 1), 0 leaves BLAS alone
@@ -278,6 +279,7 @@ class Trace:
     best_y = property(lambda s: s.y[s.best_index], doc="the best observed value")
 
     def _f_opt(self, f_opt):
+        if f_opt is not None and self.meta.get('minimize'): f_opt = -float(f_opt)   # given in the objective's sign
         f_opt = self.meta.get('f_opt') if f_opt is None else f_opt
         if f_opt is None: raise ValueError("regret needs f_opt: the problem's optimum is unknown; pass f_opt=")
         return float(f_opt)
@@ -527,3 +529,158 @@ class progress:
         self._stop.set()
         if self.disable or self.mode != 'tty': return
         with self._lock: self.file.write('\r' + self._line() + '\n'); self.file.flush(); self.disable = True
+
+# %% ../nbs/00_core.ipynb #37626771
+class Real:
+    "A real parameter in [low, high], uniform on the unit interval or, with `log`, uniform in log(value)."
+    def __init__(self,
+                 low:float, # smallest value
+                 high:float, # largest value (> low)
+                 log:bool=False, # log scale (needs low > 0)
+                ):
+        low, high = float(low), float(high)
+        if not (math.isfinite(low) and math.isfinite(high)): raise ValueError(f"Real needs finite bounds, got [{low}, {high}]")
+        if low >= high: raise ValueError(f"Real needs low < high, got low={low}, high={high}")
+        if log and low <= 0: raise ValueError(f"a log-scaled Real needs low > 0, got low={low}")
+        self.low, self.high, self.log = low, high, bool(log)
+        self._a, self._b = (math.log(low), math.log(high)) if log else (low, high)
+
+    def decode(self, u:float) -> float:
+        "The value at `u` in [0, 1]."
+        u = min(max(float(u), 0.), 1.)
+        if u in (0., 1.): return self.high if u else self.low   # the ends exactly, also on a log scale
+        v = self._a + u * (self._b - self._a)
+        return min(max(math.exp(v) if self.log else v, self.low), self.high)
+
+    def encode(self, v) -> float:
+        "The point in [0, 1] of the value `v`."
+        v = float(v)
+        if not self.low <= v <= self.high: raise ValueError(f"{v} is outside [{self.low}, {self.high}]")
+        return ((math.log(v) if self.log else v) - self._a) / (self._b - self._a)
+
+    def spec(self) -> dict:
+        "A JSON-able description."
+        return dict(type='real', low=self.low, high=self.high, log=self.log)
+    def __repr__(self): return f"Real({self.low:g}, {self.high:g}{', log=True' if self.log else ''})"
+
+class Integer:
+    "An integer parameter in {low, ..., high}: the unit interval in high - low + 1 equal cells."
+    def __init__(self,
+                 low:int, # smallest value
+                 high:int, # largest value (> low)
+                ):
+        for v in (low, high):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer, float, np.floating)) or not float(v).is_integer():
+                raise ValueError(f"Integer needs integer bounds, got low={low!r}, high={high!r}")
+        low, high = int(low), int(high)
+        if low >= high: raise ValueError(f"Integer needs low < high, got low={low}, high={high}")
+        self.low, self.high = low, high
+
+    @property
+    def n(self) -> int: return self.high - self.low + 1
+    def decode(self, u:float) -> int:
+        "The integer in the cell of `u`."
+        return self.low + min(int(math.floor(min(max(float(u), 0.), 1.) * self.n)), self.n - 1)
+    def encode(self, v) -> float:
+        "The centre of the cell of the integer `v`."
+        if isinstance(v, bool) or not float(v).is_integer() or not self.low <= v <= self.high:
+            raise ValueError(f"{v!r} is not an integer in [{self.low}, {self.high}]")
+        return (int(v) - self.low + 0.5) / self.n
+    def spec(self) -> dict:
+        "A JSON-able description."
+        return dict(type='integer', low=self.low, high=self.high)
+    def __repr__(self): return f"Integer({self.low}, {self.high})"
+
+class Categorical:
+    "One of a list of choices: the unit interval in one equal cell per choice, in the order given."
+    def __init__(self,
+                 choices, # the possible values (any objects; distinct)
+                ):
+        if isinstance(choices, (str, bytes)): raise ValueError(f"Categorical needs a list of choices, got the string {choices!r}")
+        choices = list(choices)
+        if not choices: raise ValueError("Categorical needs at least one choice")
+        if any(choices.index(c) != i for i, c in enumerate(choices)): raise ValueError(f"Categorical choices must be distinct, got {choices}")
+        self.choices = choices
+
+    @property
+    def n(self) -> int: return len(self.choices)
+    def decode(self, u:float):
+        "The choice in the cell of `u`."
+        return self.choices[min(int(math.floor(min(max(float(u), 0.), 1.) * self.n)), self.n - 1)]
+    def encode(self, v) -> float:
+        "The centre of the cell of the choice `v`."
+        if v not in self.choices: raise ValueError(f"{v!r} is not one of {self.choices}")
+        return (self.choices.index(v) + 0.5) / self.n
+    def spec(self) -> dict:
+        "A JSON-able description."
+        return dict(type='categorical', choices=list(self.choices))
+    def __repr__(self): return f"Categorical({self.choices!r})"
+
+# %% ../nbs/00_core.ipynb #bab4b541
+class Space:
+    "Named parameters (`Real`, `Integer`, `Categorical`) mapped one coordinate each to the unit box [0, 1]^D."
+    def __init__(self,
+                 params:dict|None=None, # {name: parameter}, in coordinate order (or give them as keyword arguments)
+                 **kw, # name=parameter
+                ):
+        params = {**(params or {}), **kw}
+        if not params: raise ValueError("a Space needs at least one parameter, e.g. Space(x=Real(0, 1))")
+        for k, p in params.items():
+            if not isinstance(k, str) or not k: raise ValueError(f"parameter names must be non-empty strings, got {k!r}")
+            if not isinstance(p, (Real, Integer, Categorical)):
+                raise TypeError(f"parameter {k!r} must be a Real, Integer or Categorical, got {p!r}")
+        self.params = dict(params)
+
+    names = property(lambda s: list(s.params), doc="the parameter names, in coordinate order")
+    dim = property(lambda s: len(s.params), doc="D, one coordinate per parameter")
+    bounds = property(lambda s: np.tile([0., 1.], (s.dim, 1)), doc="the unit box, (D, 2)")
+    def __len__(self): return self.dim
+
+    def decode(self, u) -> dict:
+        "The parameters `{name: value}` at a point `u` of the unit box, shape (D,)."
+        u = np.asarray(u, dtype=float).reshape(-1)
+        if len(u) != self.dim: raise ValueError(f"a point of this space has {self.dim} coordinates, got {len(u)}")
+        return {k: p.decode(v) for (k, p), v in zip(self.params.items(), u)}
+
+    def encode(self, values:dict) -> np.ndarray:
+        "The unit-box point (D,) of a dict of parameter values (integers and choices at the centre of their cell)."
+        missing, extra = set(self.params) - set(values), set(values) - set(self.params)
+        if missing or extra: raise ValueError(f"values must have exactly the keys {self.names}; missing {sorted(missing)}, unknown {sorted(extra)}")
+        return np.array([p.encode(values[k]) for k, p in self.params.items()])
+
+    def problem(self,
+                f, # objective on a dict {name: value} -> float
+                minimize:bool=False, # `f` is to be minimised (the problem maximises -f)
+                name:str|None=None, # a label (default: `f.__name__`)
+               ) -> Problem:
+        "The `Problem` on the unit box whose objective decodes each point and calls `f` with the dict."
+        if not callable(f): raise TypeError(f"f must be callable, got {type(f).__name__}")
+        def g(u): return f(self.decode(u))
+        g.__name__ = name or getattr(f, '__name__', 'problem')
+        return Problem.from_minimization(g, self.bounds, name=g.__name__) if minimize else Problem(g, self.bounds, name=g.__name__)
+
+    def spec(self) -> list:
+        "A JSON-able description (stored in a trace's metadata); `Space.from_spec` rebuilds the space."
+        return [dict(name=k, **p.spec()) for k, p in self.params.items()]
+
+    @classmethod
+    def from_spec(cls, spec:list) -> Space:
+        "The space described by `spec()`."
+        make = dict(real=lambda d: Real(d['low'], d['high'], d.get('log', False)),
+                    integer=lambda d: Integer(d['low'], d['high']), categorical=lambda d: Categorical(d['choices']))
+        return cls({d['name']: make[d['type']](d) for d in spec})
+
+    def __repr__(self): return f"Space({', '.join(f'{k}={p!r}' for k, p in self.params.items())})"
+
+# %% ../nbs/00_core.ipynb #371ba862
+def _best_value(self) -> float:
+    "The best observed value in the objective's own sign: the minimum for a minimisation run (`meta['minimize']`)."
+    return -self.best_y if self.meta.get('minimize') else self.best_y
+
+def _best_params(self) -> dict:
+    "The best point as the dict of parameters handed to the objective, for a run on a `Space` (`meta['space']`)."
+    if not self.meta.get('space'): raise ValueError("this run has no Space: its best point is `best_x`")
+    return Space.from_spec(self.meta['space']).decode(self.best_x)
+
+Trace.best_value = property(_best_value, doc=_best_value.__doc__)
+Trace.best_params = property(_best_params, doc=_best_params.__doc__)
