@@ -1,4 +1,4 @@
-"""Speed and accuracy against the libraries users would pick instead: bayes_opt (3.x) and scikit-optimize (0.10.x).
+"""Speed and accuracy against the libraries users would pick instead: bayes_opt (3.x), scikit-optimize (0.10.x), BoTorch.
 
 In one process and one sitting, runs our GP-UCB and GP-EI (default options) and
   * bayes_opt `BayesianOptimization` with its defaults (UCB, kappa = 2.576, i.e. beta = 6.6; 5 random initial
@@ -6,6 +6,11 @@ In one process and one sitting, runs our GP-UCB and GP-EI (default options) and
     by 10^4 random samples + 10 L-BFGS-B runs), and
   * scikit-optimize `gp_minimize` with its defaults (acq_func='gp_hedge', 10 initial points, Matérn-5/2 ARD GP with
     noise, acquisition maximised by 10^4 samples + 5 L-BFGS-B runs)
+  * BoTorch (optional: `--peers botorch-logei botorch-ucb`; skipped with a message where torch/botorch are missing),
+    the standard tutorial loop: a SingleTaskGP with its default priors, inputs normalised and outputs standardised,
+    refitted by `fit_gpytorch_mll` every step; qLogExpectedImprovement (q = 1) or UpperConfidenceBound (beta = 0.1,
+    as the BoTorch docs use) maximised by `optimize_acqf` (10 restarts from 512 raw samples); 2D + 1 Sobol initial
+    points, as many as our default design,
 on Branin (40 evaluations) and Hartmann-6 (100 evaluations), 10 seeds each, single-threaded BLAS for everyone.
 Prints per problem the total wall time (and CPU time) of each method, the ratios peer/ours, the median final simple
 regret with its interquartile range, and how many runs ended with regret > 0.05 (on Hartmann-6: stuck at the local
@@ -60,8 +65,36 @@ def run_skopt(problem, budget, seed):
         gp_minimize(g, [tuple(map(float, b)) for b in problem.bounds], n_calls=budget, random_state=seed)
     return np.array(fs)
 
+def run_botorch(acq):
+    "BoTorch's tutorial loop with `acq` = 'logei' (qLogExpectedImprovement) or 'ucb' (UpperConfidenceBound, beta 0.1)."
+    def run(problem, budget, seed):
+        import torch
+        from botorch.models import SingleTaskGP
+        from botorch.models.transforms import Normalize, Standardize
+        from botorch.fit import fit_gpytorch_mll
+        from gpytorch.mlls import ExactMarginalLogLikelihood
+        from botorch.acquisition import qLogExpectedImprovement, UpperConfidenceBound
+        from botorch.optim import optimize_acqf
+        from botorch.utils.sampling import draw_sobol_samples
+        torch.set_num_threads(1); torch.manual_seed(seed)
+        B = torch.tensor(np.asarray(problem.bounds, float).T, dtype=torch.double)
+        f = lambda x: float(problem(x.detach().numpy()))
+        X = draw_sobol_samples(bounds=B, n=2 * problem.dim + 1, q=1, seed=seed).squeeze(1)
+        Y = torch.tensor([[f(x)] for x in X], dtype=torch.double)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            while len(Y) < budget:
+                gp = SingleTaskGP(X, Y, input_transform=Normalize(d=problem.dim), outcome_transform=Standardize(m=1))
+                fit_gpytorch_mll(ExactMarginalLogLikelihood(gp.likelihood, gp))
+                af = qLogExpectedImprovement(gp, best_f=Y.max()) if acq == 'logei' else UpperConfidenceBound(gp, beta=0.1)
+                x, _ = optimize_acqf(af, bounds=B, q=1, num_restarts=10, raw_samples=512)
+                X, Y = torch.cat([X, x]), torch.cat([Y, torch.tensor([[f(x[0])]], dtype=torch.double)])
+        return Y.squeeze(-1).numpy()
+    return run
+
 RUNNERS = {'ours gp-ucb': run_ours('gp-ucb'), 'ours gp-ei': run_ours('gp-ei'),
-           'bayes_opt': run_bayes_opt, 'skopt': run_skopt}
+           'bayes_opt': run_bayes_opt, 'skopt': run_skopt,
+           'botorch-logei': run_botorch('logei'), 'botorch-ucb': run_botorch('ucb')}
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
@@ -74,12 +107,15 @@ def main(argv=None):
     a = ap.parse_args(argv)
     ours = [f"ours {m}" for m in a.ours]
     for m in a.ours: RUNNERS.setdefault(f"ours {m}", run_ours(m))
-    methods = ours + a.peers
-    try:
-        import bayes_opt, skopt
-        print(f"bayes_opt {bayes_opt.__version__}, scikit-optimize {skopt.__version__}, numpy {np.__version__}")
-    except ImportError as e:
-        raise SystemExit(f"{e}: install the peers extra first: pip install -e '.[peers]'")
+    unknown = [m for m in a.peers if m not in RUNNERS]
+    if unknown: raise SystemExit(f"unknown peers {unknown}; known: {sorted(k for k in RUNNERS if not k.startswith('ours'))}")
+    peers = []
+    for m in a.peers:   # a peer whose library is missing is skipped, with the reason
+        mod = {'bayes_opt': 'bayes_opt', 'skopt': 'skopt'}.get(m, 'botorch')
+        try: lib = __import__(mod); print(f"{m}: {mod} {lib.__version__}"); peers.append(m)
+        except ImportError as e:
+            print(f"{m}: skipped ({e}; " + ("pip install torch botorch" if mod == 'botorch' else "pip install -e '.[peers]'") + ")")
+    methods = ours + peers
     out = {}
     for pname in a.problems:
         problem, budget = get_problem(pname), BUDGETS.get(pname, 50)
