@@ -79,8 +79,10 @@ class Experiment:
             missing = set(self.problems) - set(self.budget)
             if missing: raise ValueError(f"budget has no entry for problem(s) {sorted(missing)}")
         for p in self.problems:
-            b = self.budget_for(p)
-            if int(b) != b or b < 1: raise ValueError(f"budget must be a positive integer, got {b!r} for {p!r}")
+            b = self.budget[p] if isinstance(self.budget, dict) else self.budget
+            ok = not isinstance(b, bool) and isinstance(b, (int, float, np.integer, np.floating)) and math.isfinite(b) \
+                 and b == int(b) and b >= 1
+            if not ok: raise ValueError(f"budget must be a positive integer, got {b!r} for {p!r}")
         for p, per in self.problem_options.items():
             if p not in self.problems: raise ValueError(f"problem_options names an unknown problem {p!r}")
             for m, o in per.items():

@@ -334,3 +334,9 @@ def test_opt_in_code_version(tmp_path, monkeypatch):
         assert run_experiment(Experiment(**base), tmp_path, show_progress=False).cached == 1
     finally: code_version.cache_clear()
     with pytest.raises(TypeError, match='version'): Experiment(**base, version=2)
+
+@pytest.mark.parametrize('budget', [2.5, None, float('nan'), float('inf'), 0, True, '30'])
+def test_experiment_budget_must_be_a_positive_integer(budget):
+    from hdbo_nb.experiments import Experiment
+    with pytest.raises(ValueError, match='budget must be a positive integer'):
+        Experiment('x', methods={'R': ('random', {})}, problems={'b': ('branin', {})}, seeds=1, budget=budget)
