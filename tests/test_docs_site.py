@@ -306,3 +306,14 @@ def test_every_public_method_has_an_entry(site, server, crawl):
         missing += [f'{nb}: {c}.{k}' for c, k in _public_methods(importlib.import_module('hdbo_nb.' + m[1]))
                     if f'{c}.{k}'.lower() not in ids]
     assert not missing, f'{len(missing)} public methods without an entry: {missing[:20]}'
+
+def test_search_snippets_show_page_text(site, server, browser):
+    "Result snippets quote the page's article, not the theme's buttons or the list of the page's sections."
+    page, _ = _open(browser, server + 'search.html?q=' + quote('regret'))
+    page.wait_for_function("() => document.querySelectorAll('#search-results li p.context').length >= 3", timeout=60_000)
+    snippets = page.eval_on_selector_all('#search-results li p.context', 'els => els.map(e => e.innerText)')
+    page.close()
+    theme = re.compile(r'System Settings|Light Dark|On this page|Skip to main content')
+    assert not [s for s in snippets if theme.search(s)], snippets[:3]
+    toc_like = [s for s in snippets if 'claim_' in s]       # section lists run the exported names together
+    assert len(toc_like) <= len(snippets) // 4, toc_like[:3]
