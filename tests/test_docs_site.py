@@ -317,3 +317,12 @@ def test_search_snippets_show_page_text(site, server, browser):
     assert not [s for s in snippets if theme.search(s)], snippets[:3]
     toc_like = [s for s in snippets if 'claim_' in s]       # section lists run the exported names together
     assert len(toc_like) <= len(snippets) // 4, toc_like[:3]
+
+def test_figures_at_display_resolution(crawl):
+    "Figures are stored at most 2.5x the width they are shown at on a 1280 px screen (2x for sharp screens), under 300 kB."
+    pages, _ = crawl
+    big = [(i['src'].rsplit('/', 1)[-1], i['nw'], i['w']) for f in pages.values() for i in f.get('images', [])
+           if i.get('ok') and i['w'] and i['nw'] > 2.5 * i['w']]
+    assert not big, f'figures stored far above their display width: {big[:10]}'
+    heavy = [p.name for p in (SITE/'_images').glob('*.png') if p.stat().st_size > 300_000]
+    assert not heavy, f'figures over 300 kB: {heavy}'
