@@ -71,20 +71,9 @@ def test_claims_evaluate_on_the_committed_cache():
 # package's tree machinery, is run beside `BOO` on the same problem and seed; both must evaluate the same points in the
 # same order, with the same expansion counter p and depth. The GP surrogate (`TreeGP`) and the rng are shared on
 # purpose: what is pinned here is the tree logic (selection by U_p, the v_max test and update, P(m; a, b), h_max(p)).
-import itertools
 from hdbo_nb.optimistic import TreeGP
 
-class _Spent(Exception): "The budget is spent."
-
-def _split(lo, w, a, b):
-    "P(a^b; a, b): cut the b longest sides (lowest index first on ties) into a equal parts; children in lexicographic order."
-    dims = sorted(range(len(w)), key=lambda k: (-w[k], k))[:b]
-    kids = []
-    for idx in itertools.product(range(a), repeat=b):
-        l, ww = lo.copy(), w.copy()
-        for k, j in zip(dims, idx): ww[k] = w[k] / a; l[k] = lo[k] + j * ww[k]
-        kids.append((l, ww))
-    return kids
+from tree_reference import _Spent, _split
 
 def _oracle(problem, N, model):
     "f on the unit cube with a budget of N evaluations; a point seen before is not evaluated again (odd a)."

@@ -133,20 +133,9 @@ def test_max_nodes_guard():
 # evaluated in the same order. The GP surrogate (`TreeGP`) and the rng are shared on purpose (the GP is tested
 # elsewhere). Two documented package choices are mirrored: a point seen before is not evaluated again (odd a), and the
 # stall guard (a sweep that expanded nothing lets the next one go one level deeper; the pseudo-code would loop forever).
-import itertools
 from hdbo_nb.optimistic import TreeGP
 
-class _Spent(Exception): "The budget is spent."
-
-def _split(lo, w, a, b):
-    "P(a^b; a, b): cut the b longest sides (lowest index first on ties) into a equal parts; children in lexicographic order."
-    dims = sorted(range(len(w)), key=lambda k: (-w[k], k))[:b]
-    kids = []
-    for idx in itertools.product(range(a), repeat=b):
-        l, ww = lo.copy(), w.copy()
-        for k, j in zip(dims, idx): ww[k] = w[k] / a; l[k] = lo[k] + j * ww[k]
-        kids.append((l, ww))
-    return kids
+from tree_reference import _Spent, _split
 
 def _oracle(problem, N, model=None):
     "f on the unit cube with a budget of N evaluations; returns (f, X, Y, known(u))."
