@@ -11,7 +11,7 @@ __all__ = ['PAGE', 'FLOOR', 'final_stats', 'claim_fig3_hartmann', 'claim_fig3_sc
 import numpy as np
 import hdbo_nb.boo  # registers the experiments
 from .experiments import load_results
-from .claims import register_claim, Measurement, verdict_from
+from .claims import register_claim, Measurement, verdict_from, significantly_lower
 
 # %% ../nbs/52_boo_experiments.ipynb #1337633a
 PAGE = '52_boo_experiments.ipynb'
@@ -35,7 +35,7 @@ def final_stats(name:str, # a registered experiment
 
 def _beats(a:dict, b:dict) -> bool:
     "`a`'s mean final log10 regret is below `b`'s by more than two standard errors of the difference."
-    return a['mean'] < b['mean'] - 2 * np.hypot(a['se'], b['se'])
+    return significantly_lower(a['mean'], a['se'], b['mean'], b['se'])
 
 def _fmt(st:dict, m:str, nd:int=2) -> str: return f"{m} {st[m]['mean']:.{nd}f} ± {st[m]['se']:.{nd}f} ({st[m]['med']:.{nd}f})"
 

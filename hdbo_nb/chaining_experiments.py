@@ -15,7 +15,7 @@ from .gp import SE
 from .acquisition import beta_srinivas_finite
 from .chaining import ChainingUCB
 from .experiments import load_results, get_experiment
-from .claims import register_claim, Measurement, verdict_from
+from .claims import register_claim, Measurement, verdict_from, significantly_lower
 
 # %% ../nbs/32_chaining_experiments.ipynb #1b84cfef
 PAGE = '32_chaining_experiments.ipynb'
@@ -83,8 +83,7 @@ def mean_se(v) -> tuple:
 
 def beats(d) -> bool:
     "Paired differences a − b: a is lower when their mean is below −2 standard errors."
-    m, s = mean_se(d)
-    return bool(m < -2 * s)
+    return significantly_lower(*mean_se(d), 0., 0.)
 
 # %% ../nbs/32_chaining_experiments.ipynb #de93c27b
 def _fig2_claim(problem:str, cache_dir) -> Measurement:

@@ -4,13 +4,14 @@
 
 # %% ../nbs/07_claims.ipynb #dad420ac
 from __future__ import annotations
-import os, re, inspect, traceback
+import os, re, math, inspect, traceback
 from dataclasses import dataclass, field
 from typing import Callable
 
 # %% auto #0
-__all__ = ['VERDICTS', 'PAPERS', 'KINDS', 'CLAIMS', 'Measurement', 'verdict_from', 'Claim', 'register_claim', 'ClaimResult',
-           'all_claims', 'evaluate_claims', 'claims_markdown', 'claims_counts', 'claims_counts_markdown', 'claims_text']
+__all__ = ['VERDICTS', 'PAPERS', 'KINDS', 'CLAIMS', 'Measurement', 'significantly_lower', 'verdict_from', 'Claim',
+           'register_claim', 'ClaimResult', 'all_claims', 'evaluate_claims', 'claims_markdown', 'claims_counts',
+           'claims_counts_markdown', 'claims_text']
 
 # %% ../nbs/07_claims.ipynb #ffde65c4
 VERDICTS = ('reproduced', 'partly', 'not reproduced', 'not testable here')
@@ -29,6 +30,11 @@ class Measurement:
 
     def __repr__(self): return f"{self.verdict}: {self.value}" + (f" [{self.note}]" if self.note else '')
     def _repr_markdown_(self): return f"**{self.verdict}**: {self.value}" + (f" *({self.note})*" if self.note else '')
+
+def significantly_lower(mean_a:float, se_a:float, mean_b:float, se_b:float, k:float=2.) -> bool:
+    """The comparison rule the papers' claims share: `a` is lower than `b` when its mean is below `b`'s by more than `k`
+    standard errors of the difference (independent samples; for paired differences pass `mean_b = se_b = 0`)."""
+    return bool(mean_a < mean_b - k * math.hypot(se_a, se_b))
 
 def verdict_from(checks:dict, # {part of the claim: whether our measurement supports it}
                 ) -> tuple[str, str]:

@@ -16,7 +16,7 @@ from .goucb import MLP, goucb_f2, goucb_f3
 from .functions import styblinski_tang
 from .experiments import EXPERIMENTS, load_results
 from .bo import METHODS
-from .claims import register_claim, Measurement, verdict_from
+from .claims import register_claim, Measurement, verdict_from, significantly_lower
 
 # %% ../nbs/42_goucb_experiments.ipynb #eedc3aae
 PAGE = '42_goucb_experiments.ipynb'
@@ -41,7 +41,7 @@ def fig2_stats(cache_dir:str='results') -> dict:
 
 def beats(a:dict, b:dict) -> bool:
     "`a`'s mean final cumulative regret is below `b`'s by more than two standard errors of the difference."
-    return a['R'] < b['R'] - 2 * np.hypot(a['se'], b['se'])
+    return significantly_lower(a['R'], a['se'], b['R'], b['se'])
 
 def linearity(C) -> float:
     """Regret per evaluation over the last third of the run divided by that of the whole run, on the mean curve: 1 for a

@@ -83,7 +83,7 @@ import json, os
 from .experiments import load_results
 from .bo import optimize
 from .functions import get_problem
-from .claims import register_claim, Measurement, verdict_from
+from .claims import register_claim, Measurement, verdict_from, significantly_lower
 
 # %% ../nbs/10_msucb.ipynb #1dd2bd3a
 PAGE = '10_msucb.ipynb'
@@ -113,11 +113,11 @@ def _se(v) -> float: return float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v)
 
 def _beats(a, b) -> bool:
     "`a`'s mean is below `b`'s by more than two standard errors of the difference (lower is better)."
-    return bool(np.mean(a) < np.mean(b) - 2 * np.hypot(_se(a), _se(b)))
+    return significantly_lower(np.mean(a), _se(a), np.mean(b), _se(b))
 
 def _no_worse(a, b) -> bool:
     "`a`'s mean is at most `b`'s plus two standard errors of the difference."
-    return bool(np.mean(a) <= np.mean(b) + 2 * np.hypot(_se(a), _se(b)))
+    return not significantly_lower(np.mean(b), _se(b), np.mean(a), _se(a))
 
 def _mean_se(v, digits=2) -> str: return f"{np.mean(v):.{digits}f} ± {_se(v):.{digits}f}"
 

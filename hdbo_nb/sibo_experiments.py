@@ -10,7 +10,7 @@ __all__ = ['PAGE', 'final_stats', 'full_stats', 'claim_fig3_gp', 'claim_si_phase
 import numpy as np
 import hdbo_nb.sibo  # registers the experiments
 from .experiments import load_results
-from .claims import register_claim, Measurement, verdict_from
+from .claims import register_claim, Measurement, verdict_from, significantly_lower
 
 PAGE = '22_sibo_experiments.ipynb'
 
@@ -39,7 +39,7 @@ def _vs(st, m, key='S'): return f"{st[m][key]:.3f} ± {st[m][key + '_se']:.3f}"
 
 def _beats(a:dict, b:dict, key:str='S') -> bool:
     "`a`'s mean is below `b`'s by more than two standard errors of the difference."
-    return a[key] < b[key] - 2 * np.hypot(a[key + '_se'], b[key + '_se'])
+    return significantly_lower(a[key], a[key + '_se'], b[key], b[key + '_se'])
 
 def _baseline_claim(name, rh_problem, cache_dir):
     """The Fig. 3 comparison on one problem: SI-BO against RandomS-UCB, RandomH-UCB (its own T) and Exact-UCB; "beats"
