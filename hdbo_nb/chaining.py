@@ -12,11 +12,11 @@ from .gp import SE, GP, _chol
 from .bo import register_method, FiniteGPOptimizer
 
 # %% auto #0
-__all__ = ['H_SCALES', 'HIMMELBLAU_MEAN', 'HIMMELBLAU_SD', 'CHAINING_PROBLEMS', 'FIG2_METHODS', 'canonical_dist2', 'greedy_cover',
-           'n_levels', 'eps_level', 'nested_covers', 'h_value', 'chaining_bonus', 'ChainingUCB', 'chaining_se',
-           'himmelblau_trend', 'himmelblau_lengthscale', 'chaining_himmelblau', 'random_digraphs',
-           'shortest_path_features', 'chaining_graphs', 'chaining_problem', 'fig2_problems', 'chaining_fig2',
-           'chaining_hscale']
+__all__ = ['H_SCALES', 'HIMMELBLAU_MEAN', 'HIMMELBLAU_SD', 'CHAINING_PROBLEMS', 'FIG2_METHODS', 'INVARIANCE_SIZES',
+           'canonical_dist2', 'greedy_cover', 'n_levels', 'eps_level', 'nested_covers', 'h_value', 'chaining_bonus',
+           'ChainingUCB', 'chaining_se', 'chaining_se_nested', 'himmelblau_trend', 'himmelblau_lengthscale',
+           'chaining_himmelblau', 'random_digraphs', 'shortest_path_features', 'chaining_graphs', 'chaining_problem',
+           'fig2_problems', 'chaining_fig2', 'chaining_hscale', 'chaining_invariance']
 
 # %% ../nbs/30_chaining.ipynb #c3000006
 def canonical_dist2(cov, # (N, N) posterior covariance k_n of f over the candidates
@@ -231,6 +231,28 @@ def chaining_se(N:int=2500, # number of candidates (uniform in [0, 20]^2)
     return FiniteProblem(_gp_values(K, rng), Finite(X, gram=K, name=f'SE sample (N={N})'), noise_std=noise_std,
                          name=f'chaining-se-N{N}')
 
+# %% ../nbs/30_chaining.ipynb #097c95bf
+@functools.lru_cache(maxsize=32)
+def _se_master(master:int, seed:int, side:float) -> tuple:
+    "The master design (master x 2) and one SE-GP sample on it; cached: every nested size of a seed shares them."
+    rng = as_rng(seed)
+    X = rng.uniform(0, side, (master, 2))
+    return X, _gp_values(SE(1.)(X), rng)
+
+def chaining_se_nested(N:int=2500, # number of candidates: the first N points of the master design
+                       seed:int=0, # the draw of the master design and of f
+                       master:int=10_000, # size of the master design all sizes are cut from
+                       noise_std:float=0.05, # eta
+                       side:float=20., # the square's side
+                      ) -> FiniteProblem:
+    "Fig. 2a on nested designs: the first N of `master` uniform points of [0, side]^2 and one SE-GP sample f on all of them."
+    if isinstance(N, bool) or int(N) != N or not 1 <= N <= master:
+        raise ValueError(f"N must be an integer in 1..master={master}, got {N!r}")
+    X, f = _se_master(int(master), int(seed), float(side))
+    X = X[:int(N)]
+    return FiniteProblem(f[:int(N)].copy(), Finite(X, gram=SE(1.)(X), name=f'SE sample (first {N} of {master})'),
+                         noise_std=noise_std, name=f'chaining-se-N{N}-of-{master}')
+
 # %% ../nbs/30_chaining.ipynb #c3000026
 HIMMELBLAU_MEAN, HIMMELBLAU_SD = 410 / 3, 111.77   # of h over [-5, 5]^2 (uniform)
 
@@ -337,3 +359,14 @@ def chaining_hscale(scale:str='quick'):
                                'theory (eps_i-1)': ('chaining-ucb', {'h_scale': 'theory'})},
                       problems={'SE sample': functools.partial(chaining_se, N=N)},
                       seeds=8 if full else 4, budget=110 if full else 40)
+
+INVARIANCE_SIZES = {'full': (625, 2500, 10_000), 'quick': (150, 300, 600)}
+
+@register_experiment(name='chaining-invariance')
+def chaining_invariance(scale:str='quick'):
+    "Nested designs: one SE sample per seed on the first N of 10^4 points (full), both UCB methods and random search."
+    full = scale == 'full'
+    sizes = INVARIANCE_SIZES['full' if full else 'quick']
+    return Experiment('chaining-invariance', group='chaining', methods=FIG2_METHODS,
+                      problems={f'SE N={n}': functools.partial(chaining_se_nested, N=n, master=sizes[-1]) for n in sizes},
+                      seeds=8 if full else 2, budget=110 if full else 30)
