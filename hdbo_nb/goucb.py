@@ -229,7 +229,7 @@ def _read_file(path:str):
     return X.toarray(), y
 
 @lru_cache(maxsize=8)
-def _hpo_data_cached(data:str) -> tuple:
+def _hpo_data_cached(data:str, mtime=None) -> tuple:   # a file's mtime: a changed file is read again
     from sklearn.datasets import load_breast_cancer, make_classification
     key = data.lower().replace('_', '-')
     if key == 'breast-cancer':
@@ -257,7 +257,8 @@ def hpo_data(data='breast-cancer', # 'breast-cancer', 'australian', 'diabetes', 
         if X.ndim != 2 or len(X) != len(np.asarray(y)): raise ValueError(f"X must be (n, d) with one label per row, got {X.shape} and {np.shape(y)}")
         return X, _binary_labels(y, name), str(name)
     if not isinstance(data, (str, os.PathLike)): raise TypeError(f"data must be a name, a path or (X, y), got {type(data).__name__}")
-    return _hpo_data_cached(os.fspath(data))
+    data = os.fspath(data)
+    return _hpo_data_cached(data, os.path.getmtime(data) if os.path.isfile(data) else None)
 
 # %% ../nbs/40_goucb.ipynb #e1142b95
 HPO_FOLDS = 5

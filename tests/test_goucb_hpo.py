@@ -38,6 +38,8 @@ def test_integers_round_half_up_and_continuous_is_linear():
     assert [ne(0.0277), ne(0.0278), ne(5.), ne(9.972), ne(9.973)] == [20, 21, 110, 199, 200]
     md = lambda u: hpo_decode('rf', np.r_[0, 0, u, x[3:]])['max_depth']   # 1 + 0.9 u: 1.5 -> 2
     assert [md(5 / 9 - 1e-9), md(5 / 9)] == [1, 2]
+    mss = lambda u: hpo_decode('rf', np.r_[0, 0, 0, u, x[4:]])['min_samples_split']   # 2 + 0.8 u, exact in binary
+    assert [mss(0.625), mss(1.875), mss(3.125)] == [3, 4, 5]   # 2.5, 3.5, 4.5 round half up (not to even)
     a = hpo_decode('mlp', [0, 2.5, 7.5, 0, 0, 3., 9.9999999, 0])
     np.testing.assert_allclose([a['alpha'], a['learning_rate_init'], a['beta_1']], [1e-6 + 0.25 * (1e-2 - 1e-6), 1e-6 + 0.75 * (1e-2 - 1e-6), 0.3])
     assert a['beta_2'] == 1 - 1e-6   # clipped: beta_2 must lie in [0, 1)
@@ -118,6 +120,9 @@ def test_folds_partition_and_stratify():
         assert len(np.intersect1d(tr, te)) == 0 and len(tr) + len(te) == len(y) and abs(len(te) - len(y) / 5) <= 1
         assert abs(y[te].mean() - y.mean()) < 0.01
     assert np.array_equal(hpo_fold(y, 2)[1], hpo_fold(y.copy(), 2)[1])   # the same split every time
+    from sklearn.model_selection import StratifiedKFold
+    ref = list(StratifiedKFold(5, shuffle=True, random_state=0).split(np.zeros((len(y), 1)), y))
+    for k in range(5): assert all(np.array_equal(a, b) for a, b in zip(hpo_fold(y, k), ref[k]))
 
 @pytest.mark.parametrize('model', ['rf', 'mlp', 'gb'])
 def test_deterministic_accuracy_in_unit_interval(model):
@@ -142,7 +147,9 @@ def test_accuracy_is_the_test_fold_score():
         assert hpo_accuracy('rf', x, TOY, fold=k) == clf.score(X[te], y[te])
 
 def test_warnings_silenced():
-    x = np.array([0, 0, 0, 0, 0, 5, 5, 0.])   # 100 iterations at learning rate 1e-6: no convergence
+    x = np.array([10, 0, 10, 0, 0, 5, 5, 10.])   # relu, learning rate 1e-2, 100 iterations: not converged
+    X, y, _ = hpo_data(TOY); tr, _ = hpo_fold(y, 0)
+    with pytest.warns(Warning, match='Maximum iterations'): hpo_classifier('mlp', x).fit(X[tr], y[tr])
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         hpo_accuracy('mlp', x, TOY, fold=0)
@@ -199,3 +206,11 @@ def test_empirical_f_opt_with_results_keys(toy_runs):
     fs, curves = hpo_regret(res)
     assert fs == empirical_f_opt(runs) and set(curves) == set(res)
     with pytest.raises(TypeError, match='dict'): empirical_f_opt([runs['a']])
+
+def test_changed_file_is_read_again(tmp_path):
+    f = tmp_path / 'd.csv'
+    np.savetxt(f, np.c_[np.arange(10.), np.arange(10) % 2], delimiter=',')
+    assert hpo_data(f)[0].shape == (10, 1)
+    np.savetxt(f, np.c_[np.arange(12.), np.arange(12.), np.arange(12) % 2], delimiter=',')
+    import os; os.utime(f, (1e9, 1e9 + 7))
+    assert hpo_data(f)[0].shape == (12, 2)
