@@ -214,3 +214,16 @@ def test_changed_file_is_read_again(tmp_path):
     np.savetxt(f, np.c_[np.arange(12.), np.arange(12.), np.arange(12) % 2], delimiter=',')
     import os; os.utime(f, (1e9, 1e9 + 7))
     assert hpo_data(f)[0].shape == (12, 2)
+
+def test_in_an_experiment(tmp_path):
+    "hpo_factory in an Experiment (seeds = folds); its cached results get f* per fold and work with the regret tables."
+    from hdbo_nb.experiments import Experiment, run_experiment, load_results, summary_table
+    e = Experiment('hpo-smoke', methods={'r0': 'random', 'r1': ('random', {})},
+                   problems={'gb-bc': hpo_factory('goucb-hpo-gb-breast-cancer')}, seeds=2, budget=2)
+    assert run_experiment(e, tmp_path, n_jobs=1).ok
+    res = load_results(e, tmp_path)
+    fs, curves = hpo_regret(res)
+    assert set(fs) == {'goucb-hpo-gb-breast-cancer-fold0', 'goucb-hpo-gb-breast-cancer-fold1'}
+    assert {k: v.shape for k, v in curves.items()} == {('r0', 'gb-bc'): (2, 2), ('r1', 'gb-bc'): (2, 2)}
+    table = summary_table(with_empirical_f_opt(res), 'cumulative')
+    assert 'cumulative regret' in table and 'best y' not in table
