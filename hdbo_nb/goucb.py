@@ -14,8 +14,11 @@ from .bo import Optimizer, register_method
 from .functions import Benchmark, PROBLEMS
 
 # %% auto #0
-__all__ = ['GOUCB_PRESETS', 'GOUCB_F', 'GOUCB_N', 'n_weights', 'MLP', 'goucb_f1', 'goucb_f2', 'goucb_f3', 'goucb_F',
-           'oracle_lstsq', 'oracle_gd', 'oracle_adam', 'LinearizedRidge', 'lambda_goucb', 'beta_goucb', 'step5_ascent',
+__all__ = ['HPO_EPS', 'HPO_SPACES', 'HPO_MODELS', 'HPO_STAND_INS', 'HPO_FOLDS', 'HPO_DATA', 'HPO_PROBLEMS', 'GOUCB_PRESETS',
+           'GOUCB_F', 'GOUCB_N', 'n_weights', 'MLP', 'goucb_f1', 'goucb_f2', 'goucb_f3', 'goucb_F', 'hpo_dim',
+           'hpo_decode', 'hpo_encode', 'hpo_data', 'hpo_fold', 'hpo_classifier', 'hpo_accuracy', 'hpo_problem',
+           'get_hpo_problem', 'hpo_factory', 'empirical_f_opt', 'with_empirical_f_opt', 'hpo_regret', 'oracle_lstsq',
+           'oracle_gd', 'oracle_adam', 'LinearizedRidge', 'lambda_goucb', 'beta_goucb', 'step5_ascent',
            'ucb_linearized', 'phase_sizes', 'GOUCB', 'goucb_fig2']
 
 # %% ../nbs/40_goucb.ipynb #cbb2f1e0
@@ -128,6 +131,260 @@ def goucb_F(name:str, # 'goucb-f1', 'goucb-f2' or 'goucb-f3'
     if name == 'goucb-f2': return max(39.16616570377142 * d, 125. * d)   # f2 = -125 d at x = 5 * 1
     if name == 'goucb-f3': return 10. * d + d * _f3_term_max()
     raise ValueError(f"no F known for {name!r}; pass F= to GO-UCB")
+
+# %% ../nbs/40_goucb.ipynb #5fb7f63a
+import os, copy, difflib, functools, warnings
+from functools import lru_cache
+from .core import Problem
+
+# %% ../nbs/40_goucb.ipynb #55af78a3
+HPO_EPS = 1e-6   # open intervals (a, b) are clipped to [a + eps, b - eps]
+
+# (name, kind, range): 'int' [lo, hi] rounded, 'real' [lo, hi], 'open' (lo, hi) clipped, 'cat' equal-length bins
+HPO_SPACES = {
+    'rf': [('n_estimators', 'int', (20, 200)), ('criterion', 'cat', ('gini', 'entropy', 'log_loss')),
+           ('max_depth', 'int', (1, 10)), ('min_samples_split', 'int', (2, 10)), ('min_samples_leaf', 'int', (1, 10)),
+           ('max_features', 'cat', ('sqrt', 'log2')), ('bootstrap', 'cat', (True, False))],
+    'mlp': [('activation', 'cat', ('identity', 'logistic', 'tanh', 'relu')), ('alpha', 'real', (1e-6, 1e-2)),
+            ('learning_rate_init', 'real', (1e-6, 1e-2)), ('max_iter', 'int', (100, 300)), ('shuffle', 'cat', (True, False)),
+            ('beta_1', 'open', (0., 1.)), ('beta_2', 'open', (0., 1.)), ('n_iter_no_change', 'int', (1, 10))],
+    'gb': [('loss', 'cat', ('log_loss', 'exponential')), ('learning_rate', 'open', (0., 1.)), ('n_estimators', 'int', (20, 200)),
+           ('subsample', 'open', (0., 1.)), ('criterion', 'cat', ('friedman_mse', 'squared_error')),
+           ('min_samples_split', 'int', (2, 10)), ('min_samples_leaf', 'int', (1, 10)),
+           ('min_weight_fraction_leaf', 'open', (0., 0.5)), ('max_depth', 'int', (1, 10)),
+           ('max_features', 'cat', ('sqrt', 'log2')), ('max_leaf_nodes', 'int', (2, 10))],
+}
+HPO_MODELS = {'rf': 'random forest', 'mlp': 'multi-layer perceptron', 'gb': 'gradient boosting'}
+
+def _hpo_model(model) -> str:
+    if model not in HPO_SPACES:
+        raise ValueError(f"unknown model {model!r}; known models: {', '.join(f'{k!r} ({v})' for k, v in HPO_MODELS.items())}")
+    return model
+
+def hpo_dim(model:str, # 'rf', 'mlp' or 'gb'
+           ) -> int:
+    "d_x of App. D.2: 7 (random forest), 8 (MLP), 11 (gradient boosting)."
+    return len(HPO_SPACES[_hpo_model(model)])
+
+# %% ../nbs/40_goucb.ipynb #40aa7d2d
+def _decode_one(kind:str, rng, u:float):
+    "One coordinate u in [0, 10] to its hyperparameter value."
+    if kind == 'cat':
+        k = len(rng); return rng[min(int(math.floor(u / 10 * k)), k - 1)]
+    lo, hi = rng; v = lo + u / 10 * (hi - lo)
+    if kind == 'int': return int(math.floor(v + 0.5))   # round half up
+    if kind == 'open': return float(min(max(v, lo + HPO_EPS), hi - HPO_EPS))
+    return float(v)
+
+def hpo_decode(model:str, # 'rf', 'mlp' or 'gb'
+               x, # a point of [0, 10]^d_x
+              ) -> dict:
+    "The hyperparameters {name: value} that the point `x` of [0, 10]^d_x stands for (App. D.2's encoding)."
+    space = HPO_SPACES[_hpo_model(model)]
+    x = np.asarray(x, dtype=float)
+    if x.shape != (len(space),):
+        raise ValueError(f"a {model!r} point has {len(space)} coordinates in [0, 10], got shape {x.shape}")
+    if not np.all(np.isfinite(x)) or x.min() < -1e-9 or x.max() > 10 + 1e-9:
+        raise ValueError(f"a {model!r} point must lie in [0, 10]^{len(space)}, got {x.tolist()}")
+    x = np.clip(x, 0., 10.)
+    return {name: _decode_one(kind, rng, u) for (name, kind, rng), u in zip(space, x)}
+
+def hpo_encode(model:str, # 'rf', 'mlp' or 'gb'
+               params:dict, # {name: value} with every hyperparameter of the model
+              ) -> np.ndarray:
+    "A point of [0, 10]^d_x that decodes to `params`: the linear map's inverse, a choice's bin centre."
+    space = HPO_SPACES[_hpo_model(model)]
+    missing, extra = {n for n, *_ in space} - set(params), set(params) - {n for n, *_ in space}
+    if missing or extra: raise ValueError(f"{model!r} needs exactly {[n for n, *_ in space]}; missing {sorted(missing)}, unknown {sorted(extra)}")
+    x = []
+    for name, kind, rng in space:
+        v = params[name]
+        if kind == 'cat':
+            if v not in rng: raise ValueError(f"{name} must be one of {list(rng)}, got {v!r}")
+            x.append((list(rng).index(v) + 0.5) * 10 / len(rng)); continue
+        lo, hi = rng
+        if not lo <= v <= hi or (kind == 'int' and int(v) != v):
+            raise ValueError(f"{name} must be {'an integer' if kind == 'int' else 'a number'} in [{lo}, {hi}], got {v!r}")
+        x.append(10 * (v - lo) / (hi - lo))
+    return np.array(x)
+
+# %% ../nbs/40_goucb.ipynb #9b1827f3
+HPO_STAND_INS = {'australian': (690, 14), 'diabetes': (768, 8)}   # (samples, features) of the UCI / LIBSVM sets
+
+def _binary_labels(y, name:str) -> np.ndarray:
+    classes, y = np.unique(np.asarray(y).ravel(), return_inverse=True)
+    if len(classes) != 2: raise ValueError(f"data {name!r} must have two classes (App. D.2's tasks are binary), got {len(classes)}")
+    return y.astype(np.int64)
+
+def _read_file(path:str):
+    "X, y from a LIBSVM/svmlight file, or from a CSV whose last column is the label (one header line allowed)."
+    if path.lower().endswith('.csv'):
+        with open(path) as fh: first = fh.readline()
+        try: [float(v) for v in first.strip().split(',')]; skip = 0
+        except ValueError: skip = 1
+        A = np.loadtxt(path, delimiter=',', skiprows=skip, ndmin=2)
+        return A[:, :-1], A[:, -1]
+    from sklearn.datasets import load_svmlight_file
+    X, y = load_svmlight_file(path)
+    return X.toarray(), y
+
+@lru_cache(maxsize=8)
+def _hpo_data_cached(data:str, mtime=None) -> tuple:   # a file's mtime: a changed file is read again
+    from sklearn.datasets import load_breast_cancer, make_classification
+    key = data.lower().replace('_', '-')
+    if key == 'breast-cancer':
+        X, y = load_breast_cancer(return_X_y=True); name = 'breast-cancer'
+    elif key.removesuffix('-stand-in') in HPO_STAND_INS:
+        base = key.removesuffix('-stand-in'); n, d = HPO_STAND_INS[base]
+        X, y = make_classification(n_samples=n, n_features=d, n_informative=max(2, d // 2), n_redundant=min(2, d // 4),
+                                   random_state=0)
+        name = f'{base}-stand-in'
+    elif os.path.isfile(data):
+        X, y = _read_file(data); name = os.path.splitext(os.path.basename(data))[0]
+    else:
+        raise ValueError(f"unknown data {data!r}: give 'breast-cancer', 'australian' or 'diabetes' (labelled stand-ins), "
+                         "or the path of a LIBSVM/svmlight or .csv file")
+    X = np.ascontiguousarray(X, dtype=float); y = _binary_labels(y, name)
+    X.flags.writeable = y.flags.writeable = False
+    return X, y, name
+
+def hpo_data(data='breast-cancer', # 'breast-cancer', 'australian', 'diabetes', a file path, or a tuple (X, y[, name])
+            ) -> tuple:
+    "`(X, y, name)` of a binary classification task; y in {0, 1}. Australian and Diabetes are stand-ins, named so."
+    if isinstance(data, tuple):
+        if len(data) not in (2, 3): raise ValueError("data as a tuple is (X, y) or (X, y, name)")
+        X, y = np.asarray(data[0], dtype=float), data[1]; name = data[2] if len(data) == 3 else 'custom'
+        if X.ndim != 2 or len(X) != len(np.asarray(y)): raise ValueError(f"X must be (n, d) with one label per row, got {X.shape} and {np.shape(y)}")
+        return X, _binary_labels(y, name), str(name)
+    if not isinstance(data, (str, os.PathLike)): raise TypeError(f"data must be a name, a path or (X, y), got {type(data).__name__}")
+    data = os.fspath(data)
+    return _hpo_data_cached(data, os.path.getmtime(data) if os.path.isfile(data) else None)
+
+# %% ../nbs/40_goucb.ipynb #e1142b95
+HPO_FOLDS = 5
+
+def hpo_fold(y, # the labels
+             fold:int, # 0..4
+            ) -> tuple:
+    "`(train, test)` indices of `fold`: StratifiedKFold(5, shuffle=True, random_state=0); train on four folds, test on one."
+    from sklearn.model_selection import StratifiedKFold
+    if isinstance(fold, bool) or not isinstance(fold, (int, np.integer)) or not 0 <= fold < HPO_FOLDS:
+        raise ValueError(f"fold must be an integer in 0..{HPO_FOLDS - 1}, got {fold!r}")
+    splits = StratifiedKFold(HPO_FOLDS, shuffle=True, random_state=0).split(np.zeros((len(y), 1)), y)
+    return list(splits)[int(fold)]
+
+def hpo_classifier(model:str, # 'rf', 'mlp' or 'gb'
+                   x, # a point of [0, 10]^d_x, or a dict of hyperparameters
+                   scale:bool=False, # standardise the inputs first (a Pipeline with StandardScaler); the paper is silent
+                   random_state:int=0, # the classifier's seed (fixed: the objective is deterministic)
+                  ):
+    "The scikit-learn classifier that `x` stands for (MLP: adam, one hidden layer of 100 units, as scikit-learn's default)."
+    from sklearn.ensemble import RandomForestClassifier, GradientBoostingClassifier
+    from sklearn.neural_network import MLPClassifier
+    params = dict(x) if isinstance(x, dict) else hpo_decode(model, x)
+    cls = {'rf': RandomForestClassifier, 'mlp': MLPClassifier, 'gb': GradientBoostingClassifier}[_hpo_model(model)]
+    clf = cls(random_state=random_state, **params)
+    if not scale: return clf
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    return make_pipeline(StandardScaler(), clf)
+
+# %% ../nbs/40_goucb.ipynb #e00e5fd7
+def _fit_score(model, x, X, y, tr, te, scale) -> float:
+    clf = hpo_classifier(model, x, scale=scale)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')   # ConvergenceWarning of short MLP runs, and the like
+        clf.fit(X[tr], y[tr])
+        return float(np.mean(clf.predict(X[te]) == y[te]))
+
+def hpo_accuracy(model:str, # 'rf', 'mlp' or 'gb'
+                 x, # a point of [0, 10]^d_x
+                 data='breast-cancer', # see `hpo_data`
+                 fold:int=0, # the test fold, 0..4
+                 scale:bool=False, # standardise the inputs (see `hpo_classifier`)
+                ) -> float:
+    "Test-fold accuracy of the classifier `x` stands for, trained on the other four folds (deterministic)."
+    X, y, _ = hpo_data(data)
+    return _fit_score(model, x, X, y, *hpo_fold(y, fold), scale)
+
+def hpo_problem(model:str='rf', # 'rf', 'mlp' or 'gb'
+                data='breast-cancer', # see `hpo_data`
+                fold:int=0, # the test fold, 0..4 (the paper's five repeats)
+                scale:bool=False, # standardise the inputs (see `hpo_classifier`)
+               ) -> Problem:
+    "App. D.2's task as a `Problem` on [0, 10]^d_x: maximise test-fold accuracy. `f_opt` is None (unknown in advance)."
+    _hpo_model(model)
+    X, y, name = hpo_data(data)
+    tr, te = hpo_fold(y, fold)
+    def f(x): return _fit_score(model, x, X, y, tr, te, scale)
+    label = f"goucb-hpo-{model}-{name}-fold{int(fold)}" + ('-scaled' if scale else '')
+    f.__name__ = label
+    p = Problem(f, np.tile([0., 10.], (hpo_dim(model), 1)), f_opt=None, name=label)
+    p.model, p.data_name, p.fold, p.scale = model, name, int(fold), bool(scale)
+    p.decode = functools.partial(hpo_decode, model)   # the hyperparameters a point stands for
+    return p
+
+# %% ../nbs/40_goucb.ipynb #9ed32949
+HPO_DATA = ('breast-cancer', 'australian-stand-in', 'diabetes-stand-in')
+HPO_PROBLEMS = {f'goucb-hpo-{m}-{d}': (m, d) for d in HPO_DATA for m in HPO_SPACES}
+
+def get_hpo_problem(name:str, # a name of `HPO_PROBLEMS`, e.g. 'goucb-hpo-mlp-breast-cancer'
+                    fold:int=0, # the test fold, 0..4
+                    scale:bool=False, # standardise the inputs
+                   ) -> Problem:
+    "A registered hyperparameter-tuning problem by name (one fold)."
+    if name not in HPO_PROBLEMS:
+        close = difflib.get_close_matches(str(name), list(HPO_PROBLEMS), n=3, cutoff=0.6)
+        hint = f"did you mean {', '.join(map(repr, close))}? " if close else ''
+        raise ValueError(f"unknown problem {name!r}; {hint}known: {', '.join(HPO_PROBLEMS)}")
+    return hpo_problem(*HPO_PROBLEMS[name], fold=fold, scale=scale)
+
+def _hpo_fold_problem(seed:int, name:str, scale:bool=False) -> Problem:
+    return get_hpo_problem(name, fold=seed, scale=scale)
+
+def hpo_factory(name:str, # a name of `HPO_PROBLEMS`
+                scale:bool=False, # standardise the inputs
+               ):
+    "A problem factory for an `Experiment`: its seeds 0..4 are the folds."
+    get_hpo_problem(name)   # fails early on a bad name
+    return functools.partial(_hpo_fold_problem, name=name, scale=scale)
+
+# %% ../nbs/40_goucb.ipynb #ead32644
+def _trace_groups(results:dict) -> dict:
+    if not isinstance(results, dict): raise TypeError(f"results must be a dict {{key: [Trace, ...]}}, got {type(results).__name__}")
+    return {k: (list(v) if isinstance(v, (list, tuple)) else [v]) for k, v in results.items()}
+
+def empirical_f_opt(results:dict, # {key: [Trace, ...]}, e.g. {method: traces} or `load_results(...)`
+                   ) -> dict:
+    "f* per problem (one fold: `meta['problem']`): the best accuracy any trace of any method observed there."
+    best = {}
+    for trs in _trace_groups(results).values():
+        for t in trs:
+            p = t.meta.get('problem')
+            if p is None: raise ValueError("a trace without meta['problem']: cannot tell which fold it ran on")
+            v = t._values()
+            if len(v) and np.isfinite(v).any(): best[p] = max(best.get(p, -np.inf), float(np.max(v[np.isfinite(v)])))
+    return best
+
+def with_empirical_f_opt(results:dict, # {key: [Trace, ...]}
+                        ) -> dict:
+    "A copy of `results` whose traces carry f* = `empirical_f_opt(results)` in `meta['f_opt']` (the traces' data shared)."
+    fs = empirical_f_opt(results)
+    out = copy.copy(results)   # keeps a `Results`' experiment
+    for k, trs in _trace_groups(results).items():
+        out[k] = []
+        for t in trs:
+            c = copy.copy(t); c.meta = {**t.meta, 'f_opt': fs.get(t.meta['problem']), 'f_opt_rule': 'best observed by any method'}
+            out[k].append(c)
+    return out
+
+def hpo_regret(results:dict, # {key: [Trace, ...]}: every method's runs on the same folds
+               kind:str='cumulative', # 'cumulative' (the paper's Figs. 3-5) or 'simple'
+              ) -> tuple:
+    "`(f_star, curves)`: f* per fold (`empirical_f_opt`) and {key: (n_runs, budget) regret against it} (`regret_curves`)."
+    from hdbo_nb.experiments import regret_curves
+    r = with_empirical_f_opt(results)
+    return empirical_f_opt(results), regret_curves(r, kind)
 
 # %% ../nbs/40_goucb.ipynb #fc308cf8
 def oracle_lstsq(model:MLP, X, y,
