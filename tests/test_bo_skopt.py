@@ -215,3 +215,12 @@ def test_preset_acquisition_maximiser_settings(monkeypatch):
            (10_000, 5, 20, False, None, None)
     assert (own['n_samples'], own['n_starts'], own['maxiter'], own['stacked'], own['ftol'], len(own['candidates'])) == \
            (1000, 5, 200, True, 1e-6, 100)
+
+def test_preset_run_resumes_from_its_trace():
+    "The trace records `defaults='skopt'` among its options: `from_trace` rebuilds the preset and continues exactly."
+    p = get_problem('branin')
+    full = optimize(p, 'gp-ei', 14, rng=4, defaults='skopt', n_samples=300)
+    part = optimize(p, 'gp-ei', 12, rng=4, defaults='skopt', n_samples=300)
+    opt = get_method('gp-ei').from_trace(part, problem=p)
+    assert opt.options['xi_units'] == 'y' and opt.options['refit_every'] == 1
+    np.testing.assert_array_equal(opt.run(p, 14).X, full.X)
