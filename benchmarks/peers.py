@@ -19,6 +19,8 @@ other processes on a shared machine affects every method alike; CPU time is the 
 
     pip install -e ".[peers]"      # bayesian-optimization>=3,<4, scikit-optimize>=0.10,<0.11
     python benchmarks/peers.py [--seeds 10] [--first-seed 0] [--problems branin hartmann6] [--peers bayes_opt skopt]
+    python benchmarks/peers.py --problems branin --seeds 5 --ours gp-ei:skopt gp-pi:skopt gp-ucb:skopt \
+        --peers skopt-ei skopt-pi skopt-lcb     # our baselines at scikit-optimize's defaults beside gp_minimize's
 
 The budget counts every evaluation, initial designs included, for every method. Regret is computed from the
 noiseless values of the points each method evaluated: r = f* - max_i f(x_i).
@@ -27,7 +29,7 @@ import os
 for v in ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'BLIS_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS'):
     os.environ[v] = '1'
 os.environ.setdefault('HDBO_PROGRESS', '0')
-import argparse, json, time, warnings
+import argparse, functools, json, time, warnings
 import numpy as np
 from threadpoolctl import threadpool_limits
 threadpool_limits(1)
@@ -37,8 +39,11 @@ from hdbo_nb.functions import get_problem
 BUDGETS = {'branin': 40, 'hartmann6': 100}
 
 def run_ours(method):
+    "Our `method`; 'gp-ei:skopt' is 'gp-ei' with `defaults='skopt'` (scikit-optimize's gp_minimize defaults)."
+    name, _, preset = method.partition(':')
+    opts = dict(defaults=preset) if preset else {}
     def run(problem, budget, seed):
-        tr = optimize(problem, method, budget, rng=seed)
+        tr = optimize(problem, name, budget, rng=seed, **opts)
         return tr.f
     return run
 
@@ -55,14 +60,14 @@ def run_bayes_opt(problem, budget, seed):
         opt.maximize(init_points=5, n_iter=budget - 5)
     return np.array(fs)
 
-def run_skopt(problem, budget, seed):
+def run_skopt(problem, budget, seed, acq_func='gp_hedge'):
     from skopt import gp_minimize
     fs = []
     def g(x):
         v = problem(np.array(x, dtype=float)); fs.append(v); return -v
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        gp_minimize(g, [tuple(map(float, b)) for b in problem.bounds], n_calls=budget, random_state=seed)
+        gp_minimize(g, [tuple(map(float, b)) for b in problem.bounds], n_calls=budget, random_state=seed, acq_func=acq_func)
     return np.array(fs)
 
 def run_botorch(acq):
@@ -94,6 +99,9 @@ def run_botorch(acq):
 
 RUNNERS = {'ours gp-ucb': run_ours('gp-ucb'), 'ours gp-ei': run_ours('gp-ei'),
            'bayes_opt': run_bayes_opt, 'skopt': run_skopt,
+           # gp_minimize with one acquisition (its defaults otherwise): the peers of our `defaults='skopt'` baselines
+           'skopt-ei': functools.partial(run_skopt, acq_func='EI'), 'skopt-pi': functools.partial(run_skopt, acq_func='PI'),
+           'skopt-lcb': functools.partial(run_skopt, acq_func='LCB'),
            'botorch-logei': run_botorch('logei'), 'botorch-ucb': run_botorch('ucb')}
 
 def main(argv=None):
@@ -102,7 +110,8 @@ def main(argv=None):
     ap.add_argument('--first-seed', type=int, default=0, help='seeds are first-seed, first-seed + 1, ...')
     ap.add_argument('--problems', nargs='+', default=list(BUDGETS))
     ap.add_argument('--peers', nargs='+', default=['bayes_opt', 'skopt'])
-    ap.add_argument('--ours', nargs='*', default=['gp-ucb', 'gp-ei'], help='our methods (ratios are against these)')
+    ap.add_argument('--ours', nargs='*', default=['gp-ucb', 'gp-ei'],
+                    help="our methods (ratios are against these); 'gp-ei:skopt' runs gp-ei with defaults='skopt'")
     ap.add_argument('--json', default=None, help='also write the raw results to this file')
     a = ap.parse_args(argv)
     ours = [f"ours {m}" for m in a.ours]
@@ -111,7 +120,7 @@ def main(argv=None):
     if unknown: raise SystemExit(f"unknown peers {unknown}; known: {sorted(k for k in RUNNERS if not k.startswith('ours'))}")
     peers = []
     for m in a.peers:   # a peer whose library is missing is skipped, with the reason
-        mod = {'bayes_opt': 'bayes_opt', 'skopt': 'skopt'}.get(m, 'botorch')
+        mod = 'skopt' if m.startswith('skopt') else {'bayes_opt': 'bayes_opt'}.get(m, 'botorch')
         try: lib = __import__(mod); print(f"{m}: {mod} {lib.__version__}"); peers.append(m)
         except ImportError as e:
             print(f"{m}: skipped ({e}; " + ("pip install torch botorch" if mod == 'botorch' else "pip install -e '.[peers]'") + ")")
@@ -130,12 +139,12 @@ def main(argv=None):
             print(f"  {pname} seed {s}: " + ', '.join(f"{m} {res[m]['regret'][-1]:.2e}" for m in methods), flush=True)
         out[pname] = res
         print(f"\n{pname}: {budget} evaluations x {a.seeds} seeds")
-        print(f"  {'method':12s} {'wall [s]':>9s} {'cpu [s]':>8s} {'median r':>10s} {'IQR of r':>22s}  stuck" +
+        print(f"  {'method':17s} {'wall [s]':>9s} {'cpu [s]':>8s} {'median r':>10s} {'IQR of r':>22s}  stuck" +
               ''.join(f"  {'wall/' + o.split()[-1]:>12s}  {'cpu/' + o.split()[-1]:>11s}" for o in ours))
         for m in methods:
             r = np.array(res[m]['regret'])
             ratios = ''.join(f"  {res[m]['time'] / res[o]['time']:12.1f}  {res[m]['cpu'] / res[o]['cpu']:11.1f}" for o in ours)
-            print(f"  {m:12s} {res[m]['time']:9.2f} {res[m]['cpu']:8.2f} {np.median(r):10.3e} "
+            print(f"  {m:17s} {res[m]['time']:9.2f} {res[m]['cpu']:8.2f} {np.median(r):10.3e} "
                   f"[{np.quantile(r, .25):.2e}, {np.quantile(r, .75):.2e}]  {int((r > 0.05).sum()):3d}/{len(r)}{ratios}")
         print(flush=True)
         if a.json:

@@ -12,8 +12,9 @@ from .acquisition import (UCB, EI, PI, beta_srinivas_continuous, beta_srinivas_f
                                  maximize_lbfgs, maximize_direct, maximize_finite)
 
 # %% auto #0
-__all__ = ['METHODS', 'register_method', 'get_method', 'Optimizer', 'RandomSearch', 'optimize', 'latin_hypercube', 'GPOptimizer',
-           'GPUCB', 'GPEI', 'GPPI', 'FiniteOptimizer', 'RandomFinite', 'FiniteGPOptimizer', 'GPUCBFinite']
+__all__ = ['METHODS', 'SKOPT_DEFAULTS', 'PRESETS', 'register_method', 'get_method', 'Optimizer', 'RandomSearch', 'optimize',
+           'latin_hypercube', 'GPOptimizer', 'GPUCB', 'GPEI', 'GPPI', 'preset_options', 'FiniteOptimizer',
+           'RandomFinite', 'FiniteGPOptimizer', 'GPUCBFinite']
 
 # %% ../nbs/04_bo.ipynb #31bc7f2e
 METHODS: dict[str, type] = {}
@@ -265,11 +266,16 @@ def latin_hypercube(n:int, # number of points
 class GPOptimizer(Optimizer):
     "Base of the GP baselines: initial design, a Matérn ARD GP refitted on a schedule, an acquisition maximised on the box."
     defaults = dict(
+        defaults=None,        # None: the package's settings below; 'skopt': scikit-optimize 0.10's `gp_minimize`
+                              # defaults (see `SKOPT_DEFAULTS`); options given explicitly override the preset
         n_init=None,          # initial design size (default 2D + 1, capped by the budget in `run`)
         init='lhs',           # 'lhs' (Latin hypercube) or 'uniform'
         nu=2.5,               # Matérn smoothness
         noise='auto',         # 'auto' ('fit' when `run` gets a problem with noise_std > 0, else 'fixed'), 'fit', 'fixed'
-                              # (1e-6), or a fixed noise variance on the standardised scale
+                              # (`noise_init`), or a fixed noise variance on the standardised scale
+        noise_init=1e-6,      # the noise variance of 'fixed', and the starting value of a fitted one (standardised scale)
+        noise_bounds=(1e-8, 10.),  # bounds of a fitted noise variance (standardised scale)
+        variance_bounds=(1e-4, 1e4),  # bounds of the signal variance (standardised scale)
         fit_noise=None,       # True/False overrides `noise` (fit from / fix at its value); None: as `noise` says
         failures='impute',    # failed evaluations in the GP's data: 'impute' (the worst value observed so far) or 'ignore'
         pending='liar',       # points asked for but not told: 'liar' (constant liar at the worst observation) or
@@ -281,9 +287,15 @@ class GPOptimizer(Optimizer):
         n_restarts=2,         # random restarts of the first hyperparameter fit
         refit_every=5,        # re-optimise hyperparameters (warm start) after this many new points
         refit_restarts=0,     # random restarts at the later refits
+        refit_warm=True,      # refits climb from the current hyperparameters; False: every refit is a fresh fit like
+                              # the first (from the initial values, `n_restarts` restarts; `refit_*` then unused)
+        gp_maxiter=200,       # L-BFGS-B iterations per start of a hyperparameter fit
         acq_optimizer='lbfgs',  # 'lbfgs', 'direct' or 'finite'
         n_samples=1000,       # random points scored to choose L-BFGS-B starts (or the finite set)
         n_starts=5,           # L-BFGS-B starts
+        acq_local=True,       # the incumbent's neighbourhood (n_samples / 10 points) joins the random samples
+        acq_stacked=True,     # one L-BFGS-B climb of all starts at once; False: one climb per start
+        acq_maxiter=200,      # L-BFGS-B iterations (of the stacked climb, or of each climb)
         acq_ftol=1e-6,        # stop an L-BFGS-B climb gaining < acq_ftol x the acquisition's spread (None: scipy's rule)
         maxfun=None,          # DIRECT evaluations (default 1000 D)
         candidates=None,      # finite candidate set (m, D) in original units, for acq_optimizer='finite'
@@ -291,6 +303,7 @@ class GPOptimizer(Optimizer):
 
     def setup(self):
         o = self.options
+        if o['defaults'] is not None: self._apply_preset(o['defaults'])
         if o['acq_optimizer'] not in ('lbfgs', 'direct', 'finite'):
             raise ValueError(f"acq_optimizer must be 'lbfgs', 'direct' or 'finite', got {o['acq_optimizer']!r}")
         if o['init'] not in ('lhs', 'uniform'): raise ValueError(f"init must be 'lhs' or 'uniform', got {o['init']!r}")
@@ -313,13 +326,23 @@ class GPOptimizer(Optimizer):
         self._imputed, self._failed, self._n_ok = [], [], 0   # which of _U/_Y are imputed failures; failures awaiting a value
         self.acquisition = self.make_acquisition()
 
+    def _apply_preset(self, name):
+        "Fill the options not given explicitly from preset `name`; record what was applied in the trace's meta."
+        pre = preset_options(type(self), name)
+        applied = {k: v for k, v in pre.items() if k not in self.user_options}
+        self.options.update(applied)
+        self.trace.meta['preset'] = dict(name=name, options=applied,
+                                         overridden=sorted(k for k in pre if k in self.user_options))
+
     def _resolve_noise(self):
         "Set `self.noise0` (the GP's starting / fixed noise), `self.fit_noise` and `self._noise_auto` from the options."
         nz, fn = self.options['noise'], self.options['fit_noise']
         if isinstance(nz, str):
             if nz not in ('auto', 'fit', 'fixed'):
                 raise ValueError(f"noise must be 'auto', 'fit', 'fixed' or a variance >= 0, got {nz!r}")
-            self.noise0, self.fit_noise, self._noise_auto = 1e-6, nz == 'fit', nz == 'auto'
+            v = float(self.options['noise_init'])
+            if not (math.isfinite(v) and v > 0): raise ValueError(f"noise_init must be a variance > 0, got {self.options['noise_init']!r}")
+            self.noise0, self.fit_noise, self._noise_auto = v, nz == 'fit', nz == 'auto'
         else:
             try: v = float(nz)
             except (TypeError, ValueError): v = math.nan
@@ -355,11 +378,15 @@ class GPOptimizer(Optimizer):
 def _gp_update(self) -> bool:
     "Bring the GP up to date with the observations (and imputed failures); True if hyperparameters were re-optimised."
     o, U, Y = self.options, np.array(self._U), np.array(self._Y)
-    if self.gp is None:
-        self.gp = GP(Matern(o['nu'], np.full(self.dim, o['lengthscale0'])), noise=self.noise0, fit_noise=self.fit_noise,
-                     lengthscale_bounds=o['lengthscale_bounds'], lengthscale_prior=o['lengthscale_prior'])
-        self.gp.fit(U, Y, n_restarts=o['n_restarts'], rng=self.rng)
-    elif len(U) - self._n_fit >= o['refit_every']:
+    due = self.gp is not None and len(U) - self._n_fit >= o['refit_every']
+    if self.gp is None or (due and not o['refit_warm']):   # a fresh GP from the initial values
+        gp = GP(Matern(o['nu'], np.full(self.dim, o['lengthscale0'])), noise=self.noise0, fit_noise=self.fit_noise,
+                lengthscale_bounds=o['lengthscale_bounds'], lengthscale_prior=o['lengthscale_prior'],
+                variance_bounds=o['variance_bounds'], noise_bounds=o['noise_bounds'], maxiter=o['gp_maxiter'])
+        if self.gp is None: self.gp = gp
+        gp.fit(U, Y, n_restarts=o['n_restarts'], rng=self.rng)
+        self.gp = gp   # (a failed fresh refit keeps the previous GP)
+    elif due:
         self.gp.fit(U, Y, n_restarts=o['refit_restarts'], rng=self.rng)   # warm start from the current values
         if o['refit_reinit']:   # also climb from the initial values; keep the better likelihood
             theta1, lp1 = self.gp.theta, self.gp.lml_ + self.gp.log_prior_
@@ -382,11 +409,13 @@ def _maximize_acq(self):
         return maximize_finite(f, C)
     if o['acq_optimizer'] == 'direct':
         return maximize_direct(f, unit, maxfun=o['maxfun'])
-    # the incumbent's neighbourhood joins the random samples: local improvements are where EI/PI live
-    ib = int(np.argmax(self._Y))   # imputed failures hold the minimum, never above a real observation
-    near = np.clip(self._U[ib] + 0.05 * self.rng.standard_normal((max(o['n_samples'] // 10, 1), D)), 0, 1)
+    near = None
+    if o['acq_local']:   # the incumbent's neighbourhood joins the random samples: local improvements are where EI/PI live
+        ib = int(np.argmax(self._Y))   # imputed failures hold the minimum, never above a real observation
+        near = np.clip(self._U[ib] + 0.05 * self.rng.standard_normal((max(o['n_samples'] // 10, 1), D)), 0, 1)
     return maximize_lbfgs(lambda X: acq.value_and_grad(gp, X), unit, rng=self.rng, n_samples=o['n_samples'],
-                          n_starts=o['n_starts'], f=f, candidates=near, ftol=o['acq_ftol'])
+                          n_starts=o['n_starts'], f=f, candidates=near, ftol=o['acq_ftol'], maxiter=o['acq_maxiter'],
+                          stacked=o['acq_stacked'])
 
 def _gp_ask(self):
     n_told = len(self.trace)
@@ -462,9 +491,16 @@ class GPUCB(GPOptimizer):
         return dict(beta_t=self.acquisition.beta)
 
 class _ImprovementMixin:
-    "EI/PI: the margin `xi` is in units of the observations' standard deviation (the GP's standardised scale)."
+    "EI/PI: the margin `xi` is in units of the observations' standard deviation (the GP's standardised scale) or of y."
+    defaults = dict(xi_units='std')   # 'std': xi times std(y), as the GP standardises; 'y': xi in y's own units
+    def setup(self):
+        super().setup()
+        u = self.options['xi_units']
+        if u not in ('std', 'y'): raise ValueError(f"xi_units must be 'std' or 'y', got {u!r}")
+
     def update_acquisition(self, t):
-        self.acquisition.xi = self.options['xi'] * (self.gp.y_std if self.gp.normalize_y else 1.)
+        std_units = self.options['xi_units'] == 'std' and self.gp.normalize_y
+        self.acquisition.xi = self.options['xi'] * (self.gp.y_std if std_units else 1.)
         return {}
 
 @register_method('gp-ei')
@@ -478,6 +514,32 @@ class GPPI(_ImprovementMixin, GPOptimizer):
     "GP-PI: maximise the probability of improvement over the best observation + xi std(y)."
     defaults = dict(xi=0.01)
     def make_acquisition(self): return PI()
+
+# %% ../nbs/04_bo.ipynb #5c0f7a02
+SKOPT_DEFAULTS = dict(   # scikit-optimize 0.10 `gp_minimize` (and `cook_estimator`), as options of our GP baselines
+    n_init=10, init='uniform',                       # n_initial_points=10, initial_point_generator='random'
+    nu=2.5, lengthscale0=1., lengthscale_bounds=(0.01, 100.),  # Matern(np.ones(D), [(0.01, 100)] * D, nu=2.5)
+    lengthscale_prior=None,                          # maximum likelihood
+    variance_bounds=(0.01, 1000.),                   # ConstantKernel(1.0, (0.01, 1000.0))
+    noise='fit', noise_init=1., noise_bounds=(1e-5, 1e5),  # noise='gaussian': + WhiteKernel(1.0, (1e-5, 1e5))
+    n_restarts=2, gp_maxiter=15_000,                 # n_restarts_optimizer=2; scipy's L-BFGS-B default maxiter
+    refit_every=1, refit_warm=False,                 # clone(base_estimator).fit(...) at every tell
+    acq_optimizer='lbfgs', n_samples=10_000, acq_local=False,  # acq_optimizer='auto' -> 'lbfgs'; n_points=10000
+    n_starts=5, acq_stacked=False, acq_maxiter=20, acq_ftol=None,  # fmin_l_bfgs_b(maxiter=20) from the 5 best points
+    xi=0.01, xi_units='y',                           # EI, PI: xi=0.01 in the objective's units
+    beta=1.96**2, beta_scale=1.,                     # UCB: kappa=1.96, sqrt(beta) = kappa
+)
+PRESETS = {'skopt': SKOPT_DEFAULTS}
+
+def preset_options(method, # an `Optimizer` subclass or a registered name ('gp-ei', ...)
+                   name:str, # the preset: a key of `PRESETS` ('skopt')
+                  ) -> dict:
+    "The options preset `name` sets on `method`: the preset's values for the options that method has."
+    cls = get_method(method)
+    if name not in PRESETS: raise ValueError(f"unknown preset {name!r}; presets: {', '.join(sorted(PRESETS))}")
+    valid = cls.option_defaults()
+    if 'defaults' not in valid: raise ValueError(f"{cls.__name__} takes no `defaults` preset")
+    return {k: v for k, v in PRESETS[name].items() if k in valid}
 
 # %% ../nbs/04_bo.ipynb #c4a1f022
 from .core import Finite, FiniteProblem
