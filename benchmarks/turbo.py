@@ -10,7 +10,7 @@ tutorial's (a new `SingleTaskGP` with its Matérn-5/2 ARD kernel, lengthscales i
 Sobol design when the tutorial's loop would stop. torch, gpytorch and botorch are optional (the `peers` extra);
 without them the script says so and runs ours only.
 
-    python benchmarks/turbo.py [--seeds 3] [--budget 200] [--dim 20] [--out benchmarks/results/turbo.json]
+    python benchmarks/turbo.py [--seeds 3] [--budget 100] [--dim 20] [--out benchmarks/results/turbo.json]
 """
 import os
 for v in ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'BLIS_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS'):
@@ -112,7 +112,7 @@ def run_botorch(dim, budget, seed):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--seeds', type=int, default=3)
-    ap.add_argument('--budget', type=int, default=200)
+    ap.add_argument('--budget', type=int, default=100)
     ap.add_argument('--dim', type=int, default=20)
     ap.add_argument('--out', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), 'results', 'turbo.json'))
     a = ap.parse_args(argv)
