@@ -7,8 +7,8 @@ Seeds are interleaved (seed 0 for both methods, then seed 1, ...). The BoTorch l
 tutorial's (a new `SingleTaskGP` with its Matérn-5/2 ARD kernel, lengthscales in [0.005, 4] and noise in
 [1e-8, 1e-3] fitted by `fit_gpytorch_mll` at every step, the lengthscale-weighted box, the perturbation mask,
 `MaxPosteriorSampling` with Cholesky at any size, the tutorial's state update), with q = 1 and a restart from a new
-Sobol design when the tutorial's loop would stop. torch, gpytorch and botorch are optional (the `peers` extra);
-without them the script says so and runs ours only.
+Sobol design when the tutorial's loop would stop. BoTorch is optional (`pip install botorch`, which brings torch and
+gpytorch); without it the script says so and runs ours only.
 
     python benchmarks/turbo.py [--seeds 3] [--budget 100] [--dim 20] [--out benchmarks/results/turbo.json]
 """
@@ -119,7 +119,7 @@ def main(argv=None):
     methods = {'ours turbo': run_ours}
     if HAVE_TORCH: methods['BoTorch tutorial'] = run_botorch
     else: print(f"torch/botorch cannot be imported ({TORCH_ERROR}): running ours only "
-                "(pip install -e '.[peers]' for the comparison)")
+                "(pip install botorch for the comparison)")
     print(f"Ackley-{a.dim} on [-5, 10]^{a.dim}, budget {a.budget} (n_init {2 * a.dim}), {n_candidates(a.dim)} "
           f"candidates, {a.seeds} seeds, one thread", flush=True)
     res = {m: [] for m in methods}
