@@ -13,8 +13,8 @@ from .gp import GP, GPError
 from .bo import GPOptimizer, register_method, latin_hypercube
 
 # %% auto #0
-__all__ = ['TRState', 'failure_tolerance', 'tr_update', 'tr_weights', 'tr_box', 'tr_candidates', 'n_candidates',
-           'thompson_argmax', 'TuRBO']
+__all__ = ['TRState', 'failure_tolerance', 'tr_update', 'tr_weights', 'tr_box', 'perturbation_probability', 'tr_candidates',
+           'n_candidates', 'thompson_argmax', 'TuRBO']
 
 # %% ../nbs/06c_turbo.ipynb #92a83f5a
 @dataclass(frozen=True)
@@ -68,6 +68,10 @@ def tr_box(center, # the TR's centre (D,) in the unit cube
     return np.clip(c - half, 0., 1.), np.clip(c + half, 0., 1.)
 
 # %% ../nbs/06c_turbo.ipynb #9c91fbe5
+def perturbation_probability(D:int) -> float:
+    "The probability min(20/D, 1) to perturb each coordinate of a candidate (the tutorial's and the paper's code's)."
+    return min(20 / D, 1.)
+
 def tr_candidates(center, # the TR's centre (D,)
                   lb, # the box's lower corner (D,)
                   ub, # the box's upper corner (D,)
@@ -79,7 +83,7 @@ def tr_candidates(center, # the TR's centre (D,)
     rng = as_rng(rng)
     c, lb, ub = (np.asarray(a, dtype=float) for a in (center, lb, ub))
     D = len(c)
-    p = min(20 / D, 1.) if prob is None else float(prob)
+    p = perturbation_probability(D) if prob is None else float(prob)
     with warnings.catch_warnings():   # n need not be a power of 2 (the tutorial draws 2000-5000 points)
         warnings.simplefilter('ignore', UserWarning)
         P = qmc.Sobol(D, scramble=True, rng=rng).random(n)
@@ -156,7 +160,7 @@ class TuRBO(GPOptimizer):
         p = o['prob_perturb']
         if p is not None and (isinstance(p, bool) or not isinstance(p, (int, float, np.number)) or not 0 < p <= 1):
             raise ValueError(f"prob_perturb must be in (0, 1] or None, got {p!r}")
-        self.prob_perturb = min(20 / D, 1.) if p is None else float(p)
+        self.prob_perturb = perturbation_probability(D) if p is None else float(p)
         self.state, self.restart_index = TRState(float(o['length_init'])), 0
         self._tr_step, self._restarting = False, False
 

@@ -166,29 +166,34 @@ def _bowl(x):
     return float(-np.sum(z**2 * (1 + 4 * np.arange(len(x)))) + 0.3 * np.sin(3 * x[0]))
 
 
-@pytest.mark.parametrize('D,seed', [(2, 0), (3, 1)])
-def test_matches_the_reference_loop_step_by_step(D, seed):
+@pytest.mark.parametrize('D,seed,success_tol,failure_tol', [(2, 0, 2, 2), (3, 1, 2, 2), (4, 2, 1, None), (25, 3, 10, None)])
+def test_matches_the_reference_loop_step_by_step(D, seed, success_tol, failure_tol):
+    "Same seed, same steps: points, boxes, L, counters and restarts of `TuRBO` equal the reference loop's."
     bounds = np.tile([-2., 2.], (D, 1))
-    kw = dict(n_init=2 * D, n_cand=300, success_tol=2, failure_tol=2)
-    budget = 45
-    ref = _reference_turbo(_bowl, bounds, budget, seed, L_min=0.5**4, **kw)
+    budget, n_cand, L_min = max(45, 2 * D + 8), 300, 0.5**4     # D = 25: a perturbation mask with p = 20/D < 1
+    tol = failure_tol or max(4, D)                             # the default: ceil(max(4/q, D/q)) with q = 1
+    ref = _reference_turbo(_bowl, bounds, budget, seed, 2 * D, n_cand, success_tol, tol, L_min=L_min)
     p = Problem(_bowl, bounds, name='bowl')
-    opt = TuRBO(bounds, rng=seed, n_init=kw['n_init'], n_candidates=kw['n_cand'], success_tol=2, failure_tol=2,
-                length_min=0.5**4)
+    opt = TuRBO(bounds, rng=seed, n_candidates=n_cand, success_tol=success_tol, failure_tol=failure_tol,
+                length_min=L_min)                              # n_init: the default 2D
     for t, r in enumerate(ref):
         x = opt.ask()
         np.testing.assert_allclose(x, r['x'], rtol=0, atol=1e-12, err_msg=f"step {t}")
         if 'lb' in r:
             lb, ub = opt.trust_region()
-            np.testing.assert_allclose(lb, -2 + 4 * r['lb'], atol=1e-9); np.testing.assert_allclose(ub, -2 + 4 * r['ub'], atol=1e-9)
+            np.testing.assert_allclose(lb, -2 + 4 * r['lb'], atol=1e-12); np.testing.assert_allclose(ub, -2 + 4 * r['ub'], atol=1e-12)
             assert ((x >= lb - 1e-12) & (x <= ub + 1e-12)).all()
         opt.tell(x, *p.evaluate(x))
     d = opt.trace.diagnostics
     for k in ('length', 'n_success', 'n_failure', 'restart_index', 'restart', 'init'):
         np.testing.assert_array_equal(d[k], [r[k] for r in ref], err_msg=k)
-    assert d['restart_index'][-1] >= 1, "the instance should restart at least once"
     L = d['length']
-    assert (L[1:] == 2 * L[:-1]).any() and (L[1:] == L[:-1] / 2).any(), "L should double and halve"
+    if D > 20: return
+    assert (L[1:] == L[:-1] / 2).any(), "L should halve"
+    if failure_tol: assert d['restart_index'][-1] >= 1 and (L[1:] == 2 * L[:-1]).any(), "should restart and double"
+    else:   # success_tol = 1: a success at L_max leaves L = L_max with both counters at 0
+        clamp = (L[:-1] == 1.6) & (L[1:] == 1.6) & (d['init'][:-1] == 0) & (d['n_failure'][1:] == 0)
+        assert clamp.any(), "L should reach L_max and stay there through a success"
 
 
 def test_restart_forgets_the_old_run():
