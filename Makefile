@@ -72,3 +72,4 @@ bench: install
 	$(BIN)/python benchmarks/sibo.py
 	$(BIN)/python benchmarks/chaining.py
 	$(BIN)/python benchmarks/goucb.py
+	$(BIN)/python benchmarks/turbo.py
