@@ -231,7 +231,7 @@ def chaining_se(N:int=2500, # number of candidates (uniform in [0, 20]^2)
     return FiniteProblem(_gp_values(K, rng), Finite(X, gram=K, name=f'SE sample (N={N})'), noise_std=noise_std,
                          name=f'chaining-se-N{N}')
 
-# %% ../nbs/30_chaining.ipynb #097c95bf
+# %% ../nbs/30_chaining.ipynb #db63bacf
 @functools.lru_cache(maxsize=32)
 def _se_master(master:int, seed:int, side:float) -> tuple:
     "The master design (master x 2) and one SE-GP sample on it; cached: every nested size of a seed shares them."

@@ -15,11 +15,11 @@ from .functions import Benchmark, PROBLEMS
 
 # %% auto #0
 __all__ = ['HPO_EPS', 'HPO_SPACES', 'HPO_MODELS', 'HPO_STAND_INS', 'HPO_FOLDS', 'HPO_DATA', 'HPO_PROBLEMS', 'GOUCB_PRESETS',
-           'GOUCB_F', 'GOUCB_N', 'n_weights', 'MLP', 'goucb_f1', 'goucb_f2', 'goucb_f3', 'goucb_F', 'hpo_dim',
-           'hpo_decode', 'hpo_encode', 'hpo_data', 'hpo_fold', 'hpo_classifier', 'hpo_accuracy', 'hpo_problem',
-           'get_hpo_problem', 'hpo_factory', 'empirical_f_opt', 'with_empirical_f_opt', 'hpo_regret', 'oracle_lstsq',
-           'oracle_gd', 'oracle_adam', 'LinearizedRidge', 'lambda_goucb', 'beta_goucb', 'step5_ascent',
-           'ucb_linearized', 'phase_sizes', 'GOUCB', 'goucb_fig2']
+           'GOUCB_F', 'GOUCB_N', 'HPO_BUDGET', 'n_weights', 'MLP', 'goucb_f1', 'goucb_f2', 'goucb_f3', 'goucb_F',
+           'hpo_dim', 'hpo_decode', 'hpo_encode', 'hpo_data', 'hpo_fold', 'hpo_classifier', 'hpo_accuracy',
+           'hpo_problem', 'get_hpo_problem', 'hpo_factory', 'empirical_f_opt', 'with_empirical_f_opt', 'hpo_regret',
+           'oracle_lstsq', 'oracle_gd', 'oracle_adam', 'LinearizedRidge', 'lambda_goucb', 'beta_goucb', 'step5_ascent',
+           'ucb_linearized', 'phase_sizes', 'GOUCB', 'goucb_fig2', 'hpo_methods', 'goucb_fig3', 'goucb_figs45']
 
 # %% ../nbs/40_goucb.ipynb #cbb2f1e0
 def n_weights(d_x:int, # input dimension
@@ -704,12 +704,37 @@ GOUCB_N = {'f1': 5, 'f2': 8, 'f3': 8}         # Phase I lengths of Sec. 6.1 (n =
 def goucb_fig2(scale:str='quick'):
     "GO-UCB paper Fig. 2: cumulative regret on f1 (n = 5, T = 25), f2 and f3 (n = 8, T = 64) in 20-D, sigma = 0.01."
     full = scale == 'full'
-    gp = ('GP-EI', 'GP-PI', 'GP-UCB')
+    gp = ('GP-EI', 'GP-PI', 'GP-UCB', 'TuRBO')   # they share GO-UCB's Phase I design of n uniform points
     methods = {'GO-UCB (paper)': ('go-ucb', dict(config='paper')), 'GO-UCB (trained)': ('go-ucb', dict(config='trained')),
                'GO-UCB (linearized)': ('go-ucb', dict(config='linearized')),
                'GP-EI': ('gp-ei', dict(init='uniform')), 'GP-PI': ('gp-pi', dict(init='uniform')),
-               'GP-UCB': ('gp-ucb', dict(init='uniform')), 'random': ('random', {})}
+               'GP-UCB': ('gp-ucb', dict(init='uniform')), 'TuRBO': ('turbo', dict(init='uniform')), 'random': ('random', {})}
     problems = {p: (f'goucb-{p}', dict(noise_std=0.01)) for p in GOUCB_N}
     return Experiment('goucb-fig2', group='goucb', methods=methods, problems=problems, seeds=5 if full else 2,
                       budget={p: n + n * n for p, n in GOUCB_N.items()},
                       problem_options={p: {m: dict(n_init=n) for m in gp} for p, n in GOUCB_N.items()})
+
+HPO_BUDGET = {'full': (8, 64), 'quick': (5, 25)}   # (n, T): Sec. 6.2 gives none; Sec. 6.1's n = 8, T = 64 (ours)
+
+def hpo_methods(n:int) -> dict:
+    "The methods of Figs. 3-5: GO-UCB (App. D.1 and our trained oracle), the GP baselines and TuRBO on n uniform initial points, random search."
+    share = dict(init='uniform', n_init=n)
+    return {'GO-UCB (paper)': ('go-ucb', dict(config='paper')), 'GO-UCB (trained)': ('go-ucb', dict(config='trained')),
+            'GP-EI': ('gp-ei', share), 'GP-PI': ('gp-pi', share), 'GP-UCB': ('gp-ucb', share), 'TuRBO': ('turbo', share),
+            'random': ('random', {})}
+
+def _hpo_experiment(name:str, data:tuple, scale:str):
+    full = scale == 'full'
+    n, T = HPO_BUDGET['full' if full else 'quick']
+    problems = {f'{m} {d}': hpo_factory(f'goucb-hpo-{m}-{d}') for d in data for m in ('rf', 'mlp', 'gb')}
+    return Experiment(name, group='goucb', methods=hpo_methods(n), problems=problems, seeds=5 if full else 2, budget=n + T)
+
+@register_experiment(name='goucb-fig3')
+def goucb_fig3(scale:str='quick'):
+    "GO-UCB paper Fig. 3: tuning RF, MLP and GB on breast-cancer (WDBC); the seeds are the 5 folds; test accuracy."
+    return _hpo_experiment('goucb-fig3', ('breast-cancer',), scale)
+
+@register_experiment(name='goucb-figs45')
+def goucb_figs45(scale:str='quick'):
+    "GO-UCB paper Figs. 4-5 (App. D.2) on labelled stand-ins of the Australian and Diabetes data (not bundled here)."
+    return _hpo_experiment('goucb-figs45', ('australian-stand-in', 'diabetes-stand-in'), scale)
