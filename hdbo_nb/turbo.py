@@ -189,7 +189,9 @@ def _turbo_ask(self):
     t0 = time.perf_counter()
     self.gp = None             # a fresh GP on this run's points (`_gp_update` builds and fits it)
     try: self._gp_update()
-    except GPError as e: raise GPError(f"{self.name}: the GP fit failed on {len(self._U)} points ({e})") from e
+    except GPError as e:   # as the GP baselines: go on with the initial hyperparameters
+        warnings.warn(f"{self.name}: GP fit failed ({e}); using the initial hyperparameters for this step")
+        self.gp.fit(np.array(self._U), np.array(self._Y), optimize=False)
     t1 = time.perf_counter()
     u, tr = self.propose()
     self._tr_step = True
