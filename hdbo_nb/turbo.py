@@ -189,26 +189,31 @@ def _turbo_ask(self):
     t0 = time.perf_counter()
     self.gp = None             # a fresh GP on this run's points (`_gp_update` builds and fits it)
     try: self._gp_update()
-    except GPError as e: raise GPError(f"{self.name}: the GP fit failed on {len(self._U)} points ({e})") from e
+    except GPError as e:   # as the GP baselines: go on with the initial hyperparameters
+        warnings.warn(f"{self.name}: GP fit failed ({e}); using the initial hyperparameters for this step")
+        self.gp.fit(np.array(self._U), np.array(self._Y), optimize=False)
     t1 = time.perf_counter()
     u, tr = self.propose()
     self._tr_step = True
     return self._from_unit(u), dict(init=0., fit_time=t1 - t0, ts_time=time.perf_counter() - t1, **tr, **diag)
 
-def _propose(self) -> tuple[np.ndarray, dict]:
-    "One TR step on the fitted GP: the centre, the box, the candidates, the argmax of a posterior sample (unit cube)."
+def _tr_unit(self):
+    "The centre (the best point of the current run; ties: the earliest) and the box (lb, ub), in the unit cube."
+    if self.gp is None or not self._U: raise ValueError(f"{self.name}: no trust region before the first TR step")
     U, Y = np.array(self._U), np.array(self._Y)
     center = U[int(np.argmax(Y))]
-    lb, ub = tr_box(center, tr_weights(self.gp.kernel.lengthscale), self.state.length)
+    return (center, *tr_box(center, tr_weights(self.gp.kernel.lengthscale), self.state.length))
+
+def _propose(self) -> tuple[np.ndarray, dict]:
+    "One TR step on the fitted GP: the centre, the box, the candidates, the argmax of a posterior sample (unit cube)."
+    center, lb, ub = self._tr_unit()
     X, mask = tr_candidates(center, lb, ub, self.n_candidates, self.rng, self.prob_perturb)
     i, val = thompson_argmax(self.gp, X, self.rng)
     return X[i], dict(ts_value=val, n_perturbed=float(mask[i].sum()))
 
 def _trust_region(self) -> tuple[np.ndarray, np.ndarray]:
     "The current trust region (lower, upper) in the problem's units (needs the GP of a TR step)."
-    if self.gp is None or not self._U: raise ValueError(f"{self.name}: no trust region before the first TR step")
-    U, Y = np.array(self._U), np.array(self._Y)
-    lb, ub = tr_box(U[int(np.argmax(Y))], tr_weights(self.gp.kernel.lengthscale), self.state.length)
+    _, lb, ub = self._tr_unit()
     return self._from_unit(lb), self._from_unit(ub)
 
 def _restart(self):
@@ -235,7 +240,7 @@ def _turbo_tell_failure(self, x):
     GPOptimizer._tell_failure(self, x)
     self._observe(math.nan)
 
-TuRBO._ask, TuRBO._restart, TuRBO._observe = _turbo_ask, _restart, _turbo_observe
+TuRBO._ask, TuRBO._restart, TuRBO._observe, TuRBO._tr_unit = _turbo_ask, _restart, _turbo_observe, _tr_unit
 TuRBO._tell, TuRBO._tell_failure = _turbo_tell, _turbo_tell_failure
 TuRBO.propose, TuRBO.trust_region = _propose, _trust_region
 _propose.__name__, _propose.__qualname__ = 'propose', 'TuRBO.propose'

@@ -261,3 +261,24 @@ def test_registered_and_bad_options():
     opt = TuRBO(B, rng=0); opt.ask()
     with pytest.raises(ValueError, match=r'sequential \(q = 1\)'): opt.ask()
     with pytest.raises(ValueError, match='no trust region'): TuRBO(B).trust_region()
+
+
+def test_a_failed_likelihood_fit_keeps_going(monkeypatch):
+    from hdbo_nb import gp as G
+    def fail(self, *a, **k): raise G.GPError('no start could be evaluated')
+    monkeypatch.setattr(G.GP, '_optimize', fail)
+    p = Problem(_bowl, np.tile([-2., 2.], (2, 1)), name='bowl')
+    with pytest.warns(UserWarning, match='GP fit failed'):
+        tr = optimize(p, 'turbo', budget=8, rng=0, n_init=4, n_candidates=50)
+    assert len(tr) == 8 and np.isfinite(tr.y).all()
+
+
+def test_resumes_from_its_trace_as_an_uninterrupted_run():
+    from hdbo_nb.bo import Optimizer
+    p = Problem(_bowl, np.tile([-2., 2.], (2, 1)), name='bowl')
+    kw = dict(n_init=4, n_candidates=100, failure_tol=1, length_min=0.3)
+    full = optimize(p, 'turbo', budget=30, rng=2, **kw)
+    part = optimize(p, 'turbo', budget=17, rng=2, **kw)
+    rest = Optimizer.from_trace(part, problem=p).run(p, 30)
+    np.testing.assert_array_equal(rest.X, full.X)
+    np.testing.assert_array_equal(rest.diagnostics['restart_index'], full.diagnostics['restart_index'])
