@@ -250,8 +250,10 @@ def chaining_se_nested(N:int=2500, # number of candidates: the first N points of
         raise ValueError(f"N must be an integer in 1..master={master}, got {N!r}")
     X, f = _se_master(int(master), int(seed), float(side))
     X = X[:int(N)]
-    return FiniteProblem(f[:int(N)].copy(), Finite(X, gram=SE(1.)(X), name=f'SE sample (first {N} of {master})'),
-                         noise_std=noise_std, name=f'chaining-se-N{N}-of-{master}')
+    p = FiniteProblem(f[:int(N)].copy(), Finite(X, gram=SE(1.)(X), name=f'SE sample (first {N} of {master})'),
+                      noise_std=noise_std, name=f'chaining-se-N{N}-of-{master}')
+    p.master_f_opt = float(f.max())   # the maximum over all `master` points: one reference for every nested size
+    return p
 
 # %% ../nbs/30_chaining.ipynb #c3000026
 HIMMELBLAU_MEAN, HIMMELBLAU_SD = 410 / 3, 111.77   # of h over [-5, 5]^2 (uniform)

@@ -130,7 +130,7 @@ def invariance_table(res) -> dict:
     """{(method, N): (final simple regret against the design's own maximum, against the 10^4 master's maximum)}, one value
     per seed (arrays in seed order)."""
     sizes = [int(p.split('=')[1]) for p in res.problems]
-    top = {s: hdbo_nb.chaining.chaining_se_nested(max(sizes), seed=s, master=max(sizes)).f_opt for s in res.experiment.seeds}
+    top = {s: hdbo_nb.chaining.chaining_se_nested(min(sizes), seed=s, master=max(sizes)).master_f_opt for s in res.experiment.seeds}
     out = {}
     for (m, p), trs in res.items():
         trs = sorted(trs, key=lambda t: t.meta['seed'])
