@@ -1,11 +1,16 @@
-"""Chaining-UCB's cost per step: our covers (sparse or dense bookkeeping, chosen per level) against the same greedy with
-dense bookkeeping at every level, and a whole Chaining-UCB step against a GP-UCB step, on the SE task after 30
-observations, one process, one BLAS thread.
+"""Chaining-UCB's cost per step at N = 2500 and 10^4 on the SE task (one process, one BLAS thread), after 30 and 110
+observations (early in a run the score works on the pairs within eps_1 = 1; late in a run, when more than a tenth of all
+pairs are that close, on the dense matrix). Three ways of computing the same nested covers of Algorithm 1:
 
-Prints CPU seconds (`time.process_time`, the less load-sensitive measure) per step and the ratios, and checks that
-both cover computations return the same covers.
+* ours: `ChainingUCB.score` as it runs (distances, covers, H_i and the bonus);
+* dense incremental: the dense N x N matrix of Eq. 2 and Algorithm 2 with the same incremental degree updates;
+* dense greedy: the dense matrix and Algorithm 2 as printed, every uncovered point's uncovered neighbours recounted
+  (one matrix-vector product) at every pick;
 
-    python benchmarks/chaining.py [--N 2500 10000] [--repeats 3]
+and a GP-UCB step (score and posterior update) on the same instance. Prints CPU seconds (`time.process_time`) and ratios
+from one run, and checks that the three give the same covers.
+
+    python benchmarks/chaining.py [--N 2500 10000] [--obs 30 110] [--repeats 3]
 """
 import os
 for v in ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'BLIS_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS'):
@@ -15,8 +20,7 @@ import argparse, time
 import numpy as np
 from threadpoolctl import threadpool_limits
 threadpool_limits(1)
-import hdbo_nb.chaining as ch
-from hdbo_nb.chaining import chaining_se, ChainingUCB, canonical_dist2, nested_covers, n_levels
+from hdbo_nb.chaining import chaining_se, ChainingUCB, canonical_dist2, nested_covers, n_levels, eps_level
 from hdbo_nb.bo import GPUCBFinite
 
 def cpu(f, repeats):
@@ -25,36 +29,56 @@ def cpu(f, repeats):
         t0 = time.process_time(); out = f(); ts.append(time.process_time() - t0)
     return min(ts), out
 
-def prepared(cls, p, n_obs=30):
-    opt = cls(p.bounds, rng=0, domain=p.domain, noise_std=0.05)
-    for _ in range(n_obs):
-        x = opt.ask(); opt.tell(x, p.evaluate(x, 0)[0])
-    return opt
+def dense_greedy_covers(D2, L):
+    "Algorithm 1 with Algorithm 2 as printed on the dense eps_i-graph: degrees recounted at every pick."
+    N = len(D2); dT2 = np.full(N, np.inf); T, out = [], []
+    for i in range(1, L + 1):
+        e2 = eps_level(i) ** 2
+        Xb = np.flatnonzero(dT2 > e2)
+        if len(Xb):
+            B = (D2[np.ix_(Xb, Xb)] <= e2).astype(np.float32)
+            unc = np.ones(len(Xb), dtype=np.float32); new = []
+            while unc.any():
+                deg = B @ unc; deg[unc == 0] = -1
+                c = int(np.argmax(deg)); new.append(Xb[c]); unc[B[c] > 0] = 0
+            T.extend(new)
+            for a in range(0, len(new), 256): np.minimum(dT2, D2[new[a:a + 256]].min(0), out=dT2)
+        out.append(np.array(T, dtype=np.int64))
+    return out
+
+def prepared(p, n_obs):
+    "A Chaining-UCB optimiser and a GP-UCB one holding the same n_obs observations (GP-UCB's choices after Chaining-UCB's first 30)."
+    opt, g = ChainingUCB(p.bounds, rng=0, domain=p.domain, noise_std=0.05), GPUCBFinite(p.bounds, rng=0, domain=p.domain, noise_std=0.05)
+    for k in range(n_obs):
+        x = opt.ask() if k < 30 else g.ask()
+        y = p.evaluate(x, 0)[0]; opt.tell(x, y); g.tell(x, y)
+    return opt, g
 
 def main(argv=None):
     a = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     a.add_argument('--N', type=int, nargs='+', default=[2500, 10_000])
+    a.add_argument('--obs', type=int, nargs='+', default=[30, 110])
     a.add_argument('--repeats', type=int, default=3)
     a = a.parse_args(argv)
     for N in a.N:
         p = chaining_se(N=N, seed=0)
-        opt = prepared(ChainingUCB, p)
-        D2 = canonical_dist2(opt.post.cov)
-        L = n_levels(max(float(opt.post.sigma.min()), 1e-6))
-        t_ours, T1 = cpu(lambda: nested_covers(D2, L), a.repeats)
-        orig = ch._greedy
-        ch._greedy = lambda B, dense_above=0.: orig(B, dense_above=-1.)      # dense bookkeeping at every level
-        try: t_dense, T2 = cpu(lambda: nested_covers(D2, L), a.repeats)
-        finally: ch._greedy = orig
-        assert all(np.array_equal(x, y) for x, y in zip(T1, T2))
-        t_step, _ = cpu(lambda: opt.score(1), a.repeats)
-        g = prepared(GPUCBFinite, p)
-        def gp_step():
-            x = g.ask(); g.tell(x, p.evaluate(x, 0)[0])
-        t_gp, _ = cpu(gp_step, a.repeats)
-        t_upd, _ = cpu(lambda: opt.post.add(5, 0.1), 1)
-        print(f"N = {N}: {L} levels, |T_L| = {len(T1[-1])}; covers ours {t_ours:.3f} s, dense bookkeeping {t_dense:.3f} s "
-              f"(x{t_dense / t_ours:.1f}); Chaining-UCB score {t_step:.3f} s + posterior update {t_upd:.3f} s; "
-              f"GP-UCB step (score + update) {t_gp:.3f} s (ratio {(t_step + t_upd) / t_gp:.0f})", flush=True)
+        for n_obs in a.obs:
+            opt, g = prepared(p, n_obs)
+            post = opt.post
+            L = n_levels(max(float(post.sigma.min()), 1e-6))
+            t_ours, _ = cpu(lambda: opt.score(n_obs - 9), a.repeats)
+            path = 'dense' if opt._dense else 'pairs'
+            T0 = opt.last['T']
+            t_inc, T1 = cpu(lambda: nested_covers(canonical_dist2(post.cov), L), a.repeats)
+            t_naive, T2 = cpu(lambda: dense_greedy_covers(canonical_dist2(post.cov), L), 1)
+            assert all(np.array_equal(x, y) and np.array_equal(x, z) for x, y, z in zip(T0, T1, T2))
+            def gp_step():
+                x = g.ask(); g.tell(x, p.evaluate(x, 0)[0])
+            t_gp, _ = cpu(gp_step, a.repeats)
+            t_upd, _ = cpu(lambda: post.add(5, 0.1), 1)
+            print(f"N = {N}, {n_obs} observations ({path} path, {L} levels, |T_L| = {len(T0[-1])}): "
+                  f"score ours {t_ours:.2f} s, dense incremental {t_inc:.2f} s (x{t_inc / t_ours:.1f}), "
+                  f"dense greedy {t_naive:.1f} s (x{t_naive / t_ours:.0f}); "
+                  f"Chaining-UCB step (score + update) / GP-UCB step = {(t_ours + t_upd) / t_gp:.0f}", flush=True)
 
 if __name__ == '__main__': main()

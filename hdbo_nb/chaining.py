@@ -12,11 +12,12 @@ from .gp import SE, GP, _chol
 from .bo import register_method, FiniteGPOptimizer
 
 # %% auto #0
-__all__ = ['H_SCALES', 'HIMMELBLAU_MEAN', 'HIMMELBLAU_SD', 'CHAINING_PROBLEMS', 'FIG2_METHODS', 'INVARIANCE_SIZES',
-           'canonical_dist2', 'greedy_cover', 'n_levels', 'eps_level', 'nested_covers', 'h_value', 'chaining_bonus',
-           'ChainingUCB', 'chaining_se', 'chaining_se_nested', 'himmelblau_trend', 'himmelblau_lengthscale',
-           'chaining_himmelblau', 'random_digraphs', 'shortest_path_features', 'chaining_graphs', 'chaining_problem',
-           'fig2_problems', 'chaining_fig2', 'chaining_hscale', 'chaining_invariance']
+__all__ = ['H_SCALES', 'HIMMELBLAU_MEAN', 'HIMMELBLAU_SD', 'CHAINING_PROBLEMS', 'FIG2_METHODS', 'INVARIANCE_SIZES', 'RATES_SIZES',
+           'canonical_dist2', 'canonical_pairs', 'greedy_cover', 'n_levels', 'eps_level', 'nested_covers', 'h_value',
+           'chaining_bonus', 'ChainingUCB', 'chaining_se', 'se_sample_cube', 'chaining_se_nested', 'himmelblau_trend',
+           'himmelblau_lengthscale', 'chaining_himmelblau', 'random_digraphs', 'shortest_path_features',
+           'chaining_graphs', 'chaining_problem', 'fig2_problems', 'chaining_fig2', 'chaining_hscale',
+           'chaining_invariance', 'chaining_rates']
 
 # %% ../nbs/30_chaining.ipynb #c3000006
 def canonical_dist2(cov, # (N, N) posterior covariance k_n of f over the candidates
@@ -34,6 +35,31 @@ def canonical_dist2(cov, # (N, N) posterior covariance k_n of f over the candida
         out[a:b] = blk
     np.fill_diagonal(out, 0)
     return out
+
+def canonical_pairs(cov, # (N, N) posterior covariance k_n of f over the candidates
+                    radius2:float=1.0, # keep the pairs with d_n^2 <= radius2 (eps_1^2 = 1 in Algorithm 1)
+                    dtype=np.float32, # precision of the stored distances (as `canonical_dist2`)
+                    block:int=256, # rows per block (bounds the float64 temporaries)
+                    max_density:float=0.1, # give up (None) once more than this fraction of all pairs is within reach
+                   ):
+    "The pairs within `radius2` of each other under Eq. 2, as (N, rows, cols, d^2) with rows sorted; None if too dense."
+    cov = np.asarray(cov)
+    v = np.diagonal(cov).astype(float); N = len(v)
+    lim = radius2 * (1 + 1e-5)                               # a margin for the cast; the exact test follows it
+    R, C, V, tot = [], [], [], 0
+    for a in range(0, N, block):
+        b = min(a + block, N)
+        blk = v[a:b, None] + v[None, :]
+        blk -= 2 * np.asarray(cov[a:b], dtype=float)           # the same arithmetic as `canonical_dist2`
+        idx = np.flatnonzero(blk <= lim)
+        d2 = np.maximum(blk.ravel()[idx], 0).astype(dtype)
+        r, c = np.divmod(idx, N); r += a
+        d2[r == c] = 0
+        k = d2 <= radius2
+        R.append(r[k].astype(np.int32)); C.append(c[k].astype(np.int32)); V.append(d2[k])
+        tot += len(V[-1])
+        if tot > max_density * N * N: return None
+    return N, np.concatenate(R), np.concatenate(C), np.concatenate(V)
 
 # %% ../nbs/30_chaining.ipynb #c3000010
 def _neighbours(indptr, indices, S):
@@ -59,10 +85,10 @@ def _greedy_csr(N:int, indptr, indices, active) -> list:
         centres.append(c)
         nb = indices[indptr[c]:indptr[c + 1]]
         S = nb[uncovered[nb]]                      # newly covered (c among them)
-        uncovered[S] = False; deg[S] = -1
+        uncovered[S] = False
         if not uncovered.any(): break
-        cnt = np.bincount(_neighbours(indptr, indices, S), minlength=N)
-        deg -= np.where(uncovered, cnt, 0)         # they no longer count as uncovered neighbours
+        np.subtract.at(deg, _neighbours(indptr, indices, S), 1)   # they no longer count as uncovered neighbours
+        deg[S] = -1                                # (covered points only go further below 0)
     return centres
 
 def _csr(N, rows, cols):
@@ -137,10 +163,11 @@ def eps_level(i:int) -> float:
     "eps_i = 2^(-i+1): 1, 1/2, 1/4, ..."
     return 2.0 ** (1 - i)
 
-def nested_covers(D2, # (N, N) squared canonical distances (Eq. 2)
+def nested_covers(D2, # (N, N) squared canonical distances (Eq. 2); or `canonical_pairs`' (N, rows, cols, d^2) within 1
                   L:int, # number of levels
                  ) -> list:
     "Algorithm 1's nested covers T_1 ⊆ ... ⊆ T_L: T_i = T_{i-1} ∪ Cover({x : d(x, T_{i-1}) > eps_i}, eps_i); index arrays."
+    if isinstance(D2, tuple): return _nested_covers_pairs(D2, L)
     N = len(D2)
     dT2 = np.full(N, np.inf)                                # d^2(x, T_{i-1}); d(x, {}) = inf
     T, out = [], []
@@ -152,6 +179,28 @@ def nested_covers(D2, # (N, N) squared canonical distances (Eq. 2)
             new = Xb[np.array(_greedy(sub <= e2), dtype=np.int64)]   # Algorithm 2 on their eps_i-graph
             T.extend(new.tolist())
             for a in range(0, len(new), 256): np.minimum(dT2, D2[new[a:a + 256]].min(0), out=dT2)
+        out.append(np.array(T, dtype=np.int64))
+    return out
+
+def _nested_covers_pairs(P, L:int) -> list:
+    "`nested_covers` on the pairs within eps_1 = 1 (rows sorted): the same covers without an N x N matrix."
+    N, rows, cols, d2 = P
+    if len(d2) and d2.max() > 1: raise ValueError("the pairs must lie within eps_1 = 1")
+    dT2 = np.full(N, np.inf)                                # d^2(x, T_{i-1}) where it is <= 1, else inf
+    T, out = [], []
+    for i in range(1, L + 1):
+        e2 = eps_level(i) ** 2
+        keep = d2 <= e2                                     # pairs beyond eps_i matter at no later level either
+        if not keep.all(): rows, cols, d2 = rows[keep], cols[keep], d2[keep]
+        act = dT2 > e2                                      # the points T_{i-1} leaves uncovered at eps_i
+        if act.any():
+            k = act[rows] & act[cols]
+            indptr, indices = _csr(N, rows[k], cols[k])
+            new = np.array(_greedy_csr(N, indptr, indices, act), dtype=np.int64)
+            T.extend(new.tolist())
+            is_new = np.zeros(N, dtype=bool); is_new[new] = True
+            s = is_new[rows]
+            np.minimum.at(dT2, cols[s], d2[s])
         out.append(np.array(T, dtype=np.int64))
     return out
 
@@ -196,13 +245,17 @@ class ChainingUCB(FiniteGPOptimizer):
         super().setup()
         if self.options['h_scale'] not in H_SCALES: raise ValueError(f"h_scale must be one of {H_SCALES}, got {self.options['h_scale']!r}")
         if self.options['dtype'] not in ('float32', 'float64'): raise ValueError("dtype must be 'float32' or 'float64'")
+        self._dense = False
 
     def score(self, t):
         o, post = self.options, self.post
         sigma = post.sigma
         smin = max(float(sigma.min()), o['sigma_floor'])
         L = n_levels(smin, o['max_levels'])
-        D2 = canonical_dist2(post.cov, dtype=np.dtype(o['dtype']))
+        dt = np.dtype(o['dtype'])
+        D2 = None if self._dense else canonical_pairs(post.cov, dtype=dt)   # the pairs within eps_1, or None if too many
+        if D2 is None:                                  # d_n only shrinks as data arrive: once dense, always dense
+            self._dense = True; D2 = canonical_dist2(post.cov, dtype=dt)
         T = nested_covers(D2, L)
         H = [h_value(eps_level(i), len(T[i - 1]), i, t, o['delta'], o['h_scale']) for i in range(1, L + 1)]
         bonus = chaining_bonus(sigma, H, smin)
@@ -230,6 +283,20 @@ def chaining_se(N:int=2500, # number of candidates (uniform in [0, 20]^2)
     K = SE(1.)(X)
     return FiniteProblem(_gp_values(K, rng), Finite(X, gram=K, name=f'SE sample (N={N})'), noise_std=noise_std,
                          name=f'chaining-se-N{N}')
+
+def se_sample_cube(N:int, # number of candidates (uniform in [0, side]^dim)
+                   dim:int, # the cube's dimension
+                   side:float, # its side
+                   seed=0, # the draw of the design and of f
+                   noise_std:float=0.05, # eta
+                  ) -> FiniteProblem:
+    "Corollary 1's setting in any dimension: f a sample of the SE GP (lengthscale 1, variance 1) on N uniform points of [0, side]^dim."
+    if isinstance(dim, bool) or int(dim) != dim or dim < 1: raise ValueError(f"dim must be a positive integer, got {dim!r}")
+    rng = as_rng(seed)
+    X = rng.uniform(0, side, (N, int(dim)))
+    K = SE(1.)(X)
+    return FiniteProblem(_gp_values(K, rng), Finite(X, gram=K, name=f'SE sample (N={N}, D={dim})'), noise_std=noise_std,
+                         name=f'se-cube-N{N}-D{dim}')
 
 # %% ../nbs/30_chaining.ipynb #db63bacf
 @functools.lru_cache(maxsize=32)
@@ -372,3 +439,15 @@ def chaining_invariance(scale:str='quick'):
     return Experiment('chaining-invariance', group='chaining', methods=FIG2_METHODS,
                       problems={f'SE N={n}': functools.partial(chaining_se_nested, N=n, master=sizes[-1]) for n in sizes},
                       seeds=8 if full else 2, budget=110 if full else 30)
+
+RATES_SIZES = {'full': (2000, 2500), 'quick': (300, 400)}
+
+@register_experiment(name='chaining-rates')
+def chaining_rates(scale:str='quick'):
+    "Corollary 1's setting: SE samples in D = 1 ([0, 20]) and D = 2 ([0, 10]^2), long runs of both UCB methods and random search."
+    full = scale == 'full'
+    n1, n2 = RATES_SIZES['full' if full else 'quick']
+    return Experiment('chaining-rates', group='chaining', methods=FIG2_METHODS,
+                      problems={'SE D=1': functools.partial(se_sample_cube, N=n1, dim=1, side=20.),
+                                'SE D=2': functools.partial(se_sample_cube, N=n2, dim=2, side=10.)},
+                      seeds=16 if full else 2, budget=310 if full else 60)

@@ -5,7 +5,7 @@ from hdbo_nb.core import Finite, FiniteProblem
 from hdbo_nb.gp import SE, GP, CandidatePosterior
 from hdbo_nb.bo import METHODS, optimize
 from hdbo_nb.acquisition import beta_srinivas_finite
-from hdbo_nb.chaining import (ChainingUCB, canonical_dist2, greedy_cover, nested_covers, n_levels, h_value,
+from hdbo_nb.chaining import (ChainingUCB, canonical_dist2, canonical_pairs, greedy_cover, nested_covers, n_levels, h_value,
                               chaining_bonus, chaining_problem, chaining_se, CHAINING_PROBLEMS)
 
 # ---------------------------------------------------------------- the reference: Algorithms 1 and 2 as printed
@@ -170,6 +170,31 @@ def test_nested_covers_nested_and_valid():
     for i in range(1, 6):
         assert set(T[i - 1]) <= set(T[i])
         assert np.sqrt(D2[:, T[i]].min(1)).max() <= 2.0 ** (-i) + 1e-12
+
+def test_pairs_path_equals_dense_path():
+    "The score's covers from the pairs within eps_1 equal those from the dense matrix, ties and subsets included."
+    r = np.random.default_rng(5)
+    for side, dens in ((25., 0.1), (10., 1.), (4., 1.)):
+        post = CandidatePosterior(SE(1.)(r.uniform(0, side, (500, 2))), 0.05**2)
+        for j in r.choice(500, 20, replace=False): post.add(int(j), r.standard_normal())
+        for dt in (np.float32, np.float64):
+            P = canonical_pairs(post.cov, dtype=dt, block=37, max_density=dens)
+            assert np.all(np.diff(P[1]) >= 0) and P[3].max() <= 1
+            D2 = canonical_dist2(post.cov, dt)
+            assert [T.tolist() for T in nested_covers(P, 8)] == [T.tolist() for T in nested_covers(D2, 8)]
+    x = 0.25 * np.arange(23); D = np.abs(x[:, None] - x[None]) ** 2             # exact ties at eps_i
+    rows, cols = np.nonzero(D <= 1)
+    assert [T.tolist() for T in nested_covers((23, rows, cols, D[rows, cols]), 4)] == ref_nested(np.sqrt(D), 4)
+    assert canonical_pairs(np.ones((40, 40))) is None                          # everything within reach: dense
+    with pytest.raises(ValueError, match='within eps_1'): nested_covers((23, rows, cols, D[rows, cols] + 1), 2)
+
+def test_se_sample_cube():
+    from hdbo_nb.chaining import se_sample_cube
+    p = se_sample_cube(N=50, dim=1, side=20., seed=3)
+    assert p.domain.features.shape == (50, 1) and p.name == 'se-cube-N50-D1'
+    q = se_sample_cube(N=50, dim=1, side=20., seed=3)
+    assert np.array_equal(p.domain.features, q.domain.features) and p.f_opt == q.f_opt
+    with pytest.raises(ValueError, match='dim'): se_sample_cube(N=10, dim=0, side=1.)
 
 # ---------------------------------------------------------------- constants and reductions
 def test_hand_computed_values():
