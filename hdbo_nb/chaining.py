@@ -17,7 +17,7 @@ __all__ = ['H_SCALES', 'HIMMELBLAU_MEAN', 'HIMMELBLAU_SD', 'CHAINING_PROBLEMS', 
            'chaining_bonus', 'ChainingUCB', 'chaining_se', 'se_sample_cube', 'chaining_se_nested', 'himmelblau_trend',
            'himmelblau_lengthscale', 'chaining_himmelblau', 'random_digraphs', 'shortest_path_features',
            'chaining_graphs', 'chaining_problem', 'fig2_problems', 'chaining_fig2', 'chaining_hscale',
-           'chaining_invariance', 'chaining_rates']
+           'chaining_invariance', 'chaining_rates', 'chaining_spot']
 
 # %% ../nbs/30_chaining.ipynb #c3000006
 def canonical_dist2(cov, # (N, N) posterior covariance k_n of f over the candidates
@@ -451,3 +451,12 @@ def chaining_rates(scale:str='quick'):
                       problems={'SE D=1': functools.partial(se_sample_cube, N=n1, dim=1, side=20.),
                                 'SE D=2': functools.partial(se_sample_cube, N=n2, dim=2, side=10.)},
                       seeds=16 if full else 2, budget=310 if full else 60)
+
+@register_experiment(name='chaining-spot')
+def chaining_spot(scale:str='quick'):
+    "Spot check at the paper's |X| = 10^4 (full) on the Himmelblau and graph tasks (the SE task's is in `chaining-invariance`)."
+    full = scale == 'full'
+    N = 10_000 if full else 1000
+    return Experiment('chaining-spot', group='chaining', methods=FIG2_METHODS,
+                      problems={k: v for k, v in fig2_problems(N).items() if k != 'SE sample'},
+                      seeds=8 if full else 2, budget=110 if full else 30)

@@ -645,12 +645,13 @@ def plot_regret(results:Results, # from `load_results`
 # %% ../nbs/05_experiments.ipynb #36a5ed44
 def summary_table(results:Results, # from `load_results`
                   kind:str='simple', # regret at the end of the budget: 'simple' or 'cumulative'
+                  seconds:bool=True, # add the mean wall-clock seconds per run (they depend on the machine)
                  ) -> str:
     "A plain-text table: median final regret [IQR] (the best value found where f* is unknown) and seconds per run."
     known = {k: v for k, v in results.items() if all(t.meta.get('f_opt') is not None for t in v)}
     curves = regret_curves(known, kind)
     head = f'median final {kind} regret [IQR]' + (' or best y' if len(known) < len(results) else '')
-    rows = [('problem', 'method', 'seeds', head, 'sec/run')]
+    rows = [('problem', 'method', 'seeds', head, 'sec/run')[:5 if seconds else 4]]
     exp = getattr(results, 'experiment', None)
     probs = results.problems if exp else sorted({k[1] for k in results})
     meths = results.methods if exp else sorted({k[0] for k in results})
@@ -665,7 +666,7 @@ def summary_table(results:Results, # from `load_results`
                 last = np.array([t.best_y if len(t) else np.nan for t in results[(ml, p)]]); pre = 'best y '
             q1, med, q3 = np.nanpercentile(last, [25, 50, 75])
             secs = np.mean([t.meta.get('wall_time', t.times[-1] if len(t) else np.nan) for t in results[(ml, p)]])
-            rows.append((p, ml, str(len(last)), f"{pre}{med:.4g} [{q1:.4g}, {q3:.4g}]" if pre else f"{med:.3g} [{q1:.3g}, {q3:.3g}]", f"{secs:.2f}"))
+            rows.append((p, ml, str(len(last)), f"{pre}{med:.4g} [{q1:.4g}, {q3:.4g}]" if pre else f"{med:.3g} [{q1:.3g}, {q3:.3g}]", f"{secs:.2f}")[:5 if seconds else 4])
     w = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ['  '.join(c.ljust(w[i]) for i, c in enumerate(r)).rstrip() for r in rows]
     lines.insert(1, '  '.join('-' * x for x in w))

@@ -717,10 +717,10 @@ def goucb_fig2(scale:str='quick'):
 HPO_BUDGET = {'full': (8, 64), 'quick': (5, 25)}   # (n, T): Sec. 6.2 gives none; Sec. 6.1's n = 8, T = 64 (ours)
 
 def hpo_methods(n:int) -> dict:
-    "The methods of Figs. 3-5: GO-UCB (App. D.1 and our trained oracle), the GP baselines and TuRBO on n uniform initial points, random search."
+    "The methods of Figs. 3-5: GO-UCB (App. D.1, our trained oracle, the linearised UCB), the GP baselines and TuRBO on n uniform initial points, random search."
     share = dict(init='uniform', n_init=n)
     return {'GO-UCB (paper)': ('go-ucb', dict(config='paper')), 'GO-UCB (trained)': ('go-ucb', dict(config='trained')),
-            'GP-EI': ('gp-ei', share), 'GP-PI': ('gp-pi', share), 'GP-UCB': ('gp-ucb', share), 'TuRBO': ('turbo', share),
+            'GO-UCB (linearized)': ('go-ucb', dict(config='linearized')), 'GP-EI': ('gp-ei', share), 'GP-PI': ('gp-pi', share), 'GP-UCB': ('gp-ucb', share), 'TuRBO': ('turbo', share),
             'random': ('random', {})}
 
 def _hpo_experiment(name:str, data:tuple, scale:str):

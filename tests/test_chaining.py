@@ -205,6 +205,11 @@ def test_hand_computed_values():
     b = chaining_bonus(np.array([0.05, 0.2, 0.3, 0.6, 1.0]), [9., 4., 2., 1., 0.5, 0.25], 0.05)
     assert b.tolist() == [0., 1. + 0.5, 2. + 1. + 0.5, 4. + 2. + 1. + 0.5, 4. + 2. + 1. + 0.5]   # eps_6 < sigma_min, eps_1 = sigma
 
+def test_bonus_level_at_sigma_min():
+    "Algorithm 1's sum runs over sigma_min <= eps_i < sigma(x): a level whose eps_i equals sigma_min counts."
+    b = chaining_bonus(np.array([0.25, 0.3, 0.5, 0.6]), [9., 4., 2., 1.], 0.25)
+    assert b.tolist() == [0., 2., 2., 4. + 2.]
+
 def test_reductions():
     opt = ChainingUCB(np.array([[-0.5, 29.5]]), rng=0, domain=Finite(gram=np.eye(30)), noise_std=0.05, n_init=0)
     opt.ask(); assert len(opt.last['T'][0]) == 30

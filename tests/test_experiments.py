@@ -194,6 +194,8 @@ def test_regret_curves_and_plot(serial, tmp_path):
     fig.savefig(tmp_path / 'r.png'); assert (tmp_path / 'r.png').stat().st_size > 10_000
     table = summary_table(res)
     assert 'median final simple regret' in table and 'ucb' in table and len(table.splitlines()) == 4
+    assert 'sec/run' in table.splitlines()[0] and 'sec/run' not in summary_table(res, seconds=False)
+    assert summary_table(res, seconds=False).splitlines()[2] == table.splitlines()[2].rsplit('  ', 1)[0].rstrip()
 
 def test_mean_interval_closed_forms():
     A = np.array([[1., 10.], [3., 30.], [5., np.nan]])

@@ -247,3 +247,84 @@ def test_random_regret_closed_form():
     "The claims' closed form for random search's regret per evaluation agrees with the exact values above."
     from hdbo_nb.goucb_experiments import random_regret_per_step
     assert abs(random_regret_per_step('f2') - 699.990) < 1e-3 and abs(random_regret_per_step('f3') - 366.667) < 1e-3
+
+# ---------------------------------------------------------------- pinned by tests/goucb_mutants.sh
+def test_step5_box_and_sigma_ball():
+    "Step 5 on its own: x is projected onto the box, w retracted onto the Sigma-ball (G != 0), the best start is kept."
+    from hdbo_nb.goucb import step5_ascent
+    m, g = MLP(D, H), np.random.default_rng(11)
+    G, lam, beta, eta, iters = g.normal(0, 1, (3, m.d_w)), 2., 0.5, 0.3, 40
+    lo, hi = np.full(D, -0.2), np.full(D, 0.2)
+    X0 = g.uniform(lo, hi, (3, D))
+    x, wt, info = step5_ascent(m, W_STAR, G, lam, beta, X0, lo, hi, eta=eta, iters=iters)
+    Sigma = lam * np.eye(m.d_w) + G.T @ G
+    xr, wr = ref_step5(W_STAR, Sigma, beta, X0, lo, hi, eta, iters, D, H)
+    np.testing.assert_allclose(x, xr, rtol=0, atol=1e-9); np.testing.assert_allclose(wt, wr, rtol=0, atol=1e-9)
+    assert np.any(np.isclose(x, lo, rtol=0, atol=1e-12) | np.isclose(x, hi, rtol=0, atol=1e-12))   # the box binds
+    v = wt - W_STAR
+    assert abs(v @ Sigma @ v - beta) < 1e-9 * beta and info['bound']                               # the ball binds
+    assert abs(lam * v @ v - beta) > 1e-3 * beta                                                  # not a Euclidean ball
+
+def test_scale_x_is_a_change_of_coordinates():
+    "scale_x=True on a box equals scale_x=False on [0, 1]^d with f composed with the affine map: same z, Sigma, w_hat."
+    m, lo, wd = MLP(D, H), np.array([-1., 2.]), np.array([4., 2.])
+    f_unit = lambda Z: m(W_STAR, 6 * np.atleast_2d(Z) - 3)
+    pa = Problem(lambda X: f_unit((np.atleast_2d(X) - lo) / wd), np.stack([lo, lo + wd], 1), name='box', vectorized=True)
+    pb = Problem(f_unit, [[0., 1.], [0., 1.]], name='unit', vectorized=True)
+    kw = dict(rng=2, n_init=3, T=4, config='trained', hidden=H, beta=0.01, iters=30, eta=2e-2, starts=2, oracle_iters=100)
+    a, b = GOUCB(pa.bounds, scale_x=True, **kw), GOUCB(pb.bounds, **kw)
+    for k in range(7):
+        xa, xb = a.ask(), b.ask()
+        np.testing.assert_allclose(xa, lo + wd * xb, rtol=0, atol=1e-9)
+        if k >= 3:
+            np.testing.assert_allclose(a.ridge.Sigma, b.ridge.Sigma, rtol=0, atol=1e-8)
+            np.testing.assert_allclose(a.ridge.w, b.ridge.w, rtol=0, atol=1e-8)
+        a.tell(xa, pa(xa)); b.tell(xb, pb(xb))
+    assert a.ridge.G.shape == (4, m.d_w)
+
+def test_phase_lengths_from_one_option():
+    "n_init alone gives T = budget - n; T alone gives n = budget - T; lambda follows T."
+    p, kw = tiny_problem(), dict(rng=0, config='trained', hidden=H, iters=5, oracle_iters=10)
+    for opt, nT in [(GOUCB(p.bounds, n_init=2, **kw), (2, 7)), (GOUCB(p.bounds, T=6, **kw), (3, 6)),
+                    (GOUCB(p.bounds, **kw), phase_sizes(9))]:
+        tr = opt.run(p, 9)
+        d = tr.diagnostics
+        assert (opt.n, opt.T) == nT and int((d['phase'] == 1).sum()) == nT[0] and int((d['phase'] == 2).sum()) == nT[1]
+        np.testing.assert_allclose(d['lam'][d['phase'] == 2], lambda_goucb(nT[1]), rtol=1e-12)
+
+def test_beta_options():
+    "beta_t: 'paper', 'd_w', a number or a callable, each times beta_scale."
+    p = tiny_problem(); dw = n_weights(D, H)
+    for beta, ref in [('paper', beta_goucb(2, 7, dw, 2.)), ('d_w', dw), (5., 5.), (lambda t, T, d, F: t * T * d * F, 2 * 7 * dw * 2.)]:
+        opt = GOUCB(p.bounds, n_init=2, T=7, F=2., beta=beta, beta_scale=3., hidden=H)
+        assert abs(opt.beta_t(2) - 3 * ref) <= 1e-12 * abs(ref)
+
+def test_round_diagnostics():
+    "u_t = ||grad_w f_x(w_hat)||_{Sigma^-1} at the chosen x, log det Sigma_t and the Sigma-distance of w_tilde, per round."
+    p, n, T = tiny_problem(), 3, 4
+    opt = GOUCB(p.bounds, rng=4, n_init=n, T=T, config='trained', hidden=H, beta=0.05, iters=30, eta=2e-2, starts=2, oracle_iters=80)
+    for k in range(n + T):
+        x = opt.ask()
+        if k >= n:
+            R, dg = opt.ridge, opt._pending[x.tobytes()]
+            S = lambda_goucb(T) * np.eye(R.G.shape[1]) + R.G.T @ R.G
+            gr = ref_grads(R.w, x, D, H)[0]; v = opt.last_w_tilde - R.w
+            assert abs(dg['u_t'] - math.sqrt(gr @ np.linalg.solve(S, gr))) < 1e-9 * max(1., dg['u_t'])
+            assert abs(dg['logdet_sigma'] - np.linalg.slogdet(S)[1]) < 1e-8
+            assert abs(dg['dist_sigma'] - math.sqrt(v @ S @ v)) < 1e-9 and dg['t'] == k - n + 1
+        opt.tell(x, p(x))
+
+def test_linearized_polish():
+    "polish > 0: L-BFGS-B from the best candidates; the chosen x's UCB is the recorded one, at least the best candidate's."
+    p, n, T = tiny_problem(), 3, 3
+    opt = GOUCB(p.bounds, rng=6, n_init=n, T=T, config='linearized', hidden=H, polish=2, n_candidates=40, oracle_iters=80)
+    gains = []
+    for k in range(n + T):
+        x = opt.ask()
+        if k >= n:
+            R, C, beta = opt.ridge, opt.last_starts, float(n_weights(D, H))
+            u_x = ucb_linearized(opt.model, R.w, R, beta, x[None])[0][0]; u_C = ucb_linearized(opt.model, R.w, R, beta, C)[0].max()
+            assert abs(opt._pending[x.tobytes()]['ucb'] - u_x) < 1e-9 * abs(u_x) and np.all((x >= -3) & (x <= 3))
+            gains.append(u_x - u_C)
+        opt.tell(x, p(x))
+    assert min(gains) >= 0 and max(gains) > 1e-6
