@@ -459,4 +459,4 @@ def chaining_spot(scale:str='quick'):
     N = 10_000 if full else 1000
     return Experiment('chaining-spot', group='chaining', methods=FIG2_METHODS,
                       problems={k: v for k, v in fig2_problems(N).items() if k != 'SE sample'},
-                      seeds=8 if full else 2, budget=110 if full else 30)
+                      seeds=6 if full else 2, budget=110 if full else 30)
