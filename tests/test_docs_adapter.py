@@ -39,7 +39,7 @@ def test_links():
 def test_show_doc_markdown():
     md = '---\n\n### GP.fit\n\n```python\ndef fit(X, # see [`GP`](https://example.github.io/pkg/gp.html#gp)\n)\n```\n\n| Returns | $C h\\^{\\nu}$ |'
     out = docs.adapt_md(md, SITE, '01_gp.ipynb', 'myst', show_doc=True)
-    assert out.startswith('<a id="gp.fit"></a>\n\n### GP.fit') and '# see `GP`\n' in out and '$C h^{\\nu}$' in out
+    assert out.startswith('<a href="https://github.com/') and '>source</a>\n\n<a id="gp.fit"></a>\n\n### GP.fit' in out and '# see `GP`\n' in out and '$C h^{\\nu}$' in out
 
 def test_cells_to_gfm():
     nb = {'cells': [
@@ -55,3 +55,14 @@ def test_cells_to_gfm():
 def test_display_math_inside_a_paragraph():
     md = 'so\n$$a = b\n+ c$$\nand\n```sh\necho $$\nx $$\n```\n$$\nx\n$$'
     assert docs.join_display_math(md) == 'so\n$$a = b + c$$\nand\n```sh\necho $$\nx $$\n```\n$$ x $$'
+
+def test_source_link_for_methods_attached_after_the_class():
+    "nbdev's index knows only methods in the class body or @patch-ed: the adapter links the others from the object."
+    url = docs.source_url('GP.fit')
+    import inspect, hdbo_nb.gp as g
+    assert url.endswith(f"/blob/main/hdbo_nb/gp.py#L{inspect.getsourcelines(g.GP.fit)[1]}")
+    assert docs.source_url('GP.no_such_method') is None and docs.source_url('NoSuchClass.fit') is None
+    out = docs.add_source_link('---\n\n### GP.fit\n\nbody')
+    assert out.startswith('---\n') and out.index('[source](' + url + ')') < out.index('### GP.fit')
+    kept = '---\n\n[source](u){target="_blank"}\n\n### GP.fit\n'
+    assert docs.add_source_link(kept) == kept

@@ -326,3 +326,13 @@ def test_figures_at_display_resolution(crawl):
     assert not big, f'figures stored far above their display width: {big[:10]}'
     heavy = [p.name for p in (SITE/'_images').glob('*.png') if p.stat().st_size > 300_000]
     assert not heavy, f'figures over 300 kB: {heavy}'
+
+def test_every_method_entry_has_a_source_link(site):
+    "Each API entry of a method (a `Class.method` heading) carries a link to its source, methods attached after the class too."
+    bad = []
+    for page in sorted(SITE.glob('*.html')):
+        html = page.read_text()
+        for m in re.finditer(r'<section id="([^"]+)">\s*(?:<span[^>]*></span>)*<h3>([A-Z]\w*\.[a-z_]\w*)<a class="headerlink"', html):
+            before = html[max(0, m.start() - 1500):m.start()]
+            if '>source</a>' not in before.rsplit('</h3>', 1)[-1]: bad.append(f'{page.name}: {m[2]}')
+    assert not bad, f'{len(bad)} method entries without a source link: {bad[:20]}'

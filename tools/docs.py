@@ -189,7 +189,40 @@ def unlink_code(text):
     "nbdev also links names inside code blocks, where markdown shows as raw text: put back the plain `name`."
     return _CODE.sub(lambda m: re.sub(r'\[(`[^`]+`)\]\([^)\s]*\)', r'\1', m[0]), text)
 
+_SRC_LINK = '[source]({}){{target="_blank" style="float:right; font-size:smaller"}}\n\n'
+
+def source_url(qualname:str):
+    "GitHub link to the source of `Class.method` in the package (nbdev links only what its module index knows), or None."
+    import importlib, inspect, pkgutil
+    cls, _, meth = qualname.partition('.')
+    if not meth: return None
+    cfg = _settings(); lib = cfg['lib_path'].name if hasattr(cfg['lib_path'], 'name') else str(cfg['lib_path'])
+    pkg = importlib.import_module(lib)
+    for mi in pkgutil.iter_modules(pkg.__path__):
+        try: mod = importlib.import_module(f'{lib}.{mi.name}')
+        except Exception: continue
+        c = getattr(mod, cls, None)
+        if not isinstance(c, type) or getattr(c, '__module__', None) != mod.__name__: continue
+        f = c.__dict__.get(meth)
+        f = getattr(f, 'fget', getattr(f, '__func__', f))
+        if not inspect.isfunction(f): return None
+        try: path, line = Path(inspect.getsourcefile(f)).resolve(), inspect.getsourcelines(f)[1]
+        except (OSError, TypeError): return None
+        if ROOT not in path.parents: return None
+        return f"{cfg['git_url'].rstrip('/')}/blob/{cfg['branch']}/{path.relative_to(ROOT).as_posix()}#L{line}"
+    return None
+
+def add_source_link(text):
+    "A show_doc entry of a method attached to its class after the class body gets the source link nbdev leaves out."
+    if '[source](' in text: return text
+    m = re.search(r'^#{2,6} ([A-Za-z_]\w*\.[A-Za-z_]\w*)\s*$', text, re.M)
+    url = source_url(m[1]) if m else None
+    if not url: return text
+    rule = re.match(r'\A\s*---\s*\n', text)                         # where nbdev puts it: after the rule
+    return (rule[0] + '\n' if rule else '') + _SRC_LINK.format(url) + text[rule.end() if rule else 0:]
+
 def adapt_md(text, site, here, flavour, show_doc=False):
+    if show_doc: text = add_source_link(text)
     text = unlink_code(convert_divs(text, flavour))
     text = attr_links(site.fix_links(text, here, flavour), flavour)
     text = join_display_math(unescape_math(text))
