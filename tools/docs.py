@@ -329,8 +329,8 @@ a[style*="float:right"] { font-size: smaller; }
 .bd-page-width { max-width: 96rem; }                  /* room for code: the text column grows on wide screens */
 .bd-main .bd-content .bd-article-container { max-width: 72rem; }
 .highlight-python pre { white-space: pre-wrap; overflow-wrap: anywhere; }   /* API signatures wrap instead of scrolling */
-.bd-article .highlight pre { font-size: 0.8rem; }      /* 120-character lines fit the column on a laptop screen */
-.bd-sidebar-primary { width: 16rem; flex-basis: 16rem; } .bd-sidebar-secondary { width: 15rem; flex-basis: 15rem; }
+.bd-article .highlight pre { font-size: 0.75rem; }     /* 120-character lines fit the code column at 1400 px */
+.bd-sidebar-primary { width: 15rem; flex-basis: 15rem; } .bd-sidebar-secondary { width: 13rem; flex-basis: 13rem; }
 """
 
 SEARCH_JS = """// Search result snippets from the page's article, not from the theme's navigation and contents list.
