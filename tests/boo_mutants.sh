@@ -8,6 +8,10 @@ python ../shared/tools/mutants.py tests/test_boo.py::test_boo_matches_algorithm_
  -m $B "j = int(np.argmax(U))" "j = int(np.argmax(mu))" "BOO: selects by the mean" \
  -m $B "return max(vmax, y), p + 1" "return max(vmax, float(U[j])), p + 1" "BOO: v_max updated with the UCB" \
  -m $B "beta = beta_boo(p, self.eta)" "beta = beta_boo(p + 1, self.eta)" "BOO: beta_p off by one" \
+ -m $B "return max(vmax, y), p + 1" "return max(vmax, y), p + 2" "BOO: p advances by two per expansion" \
+ -m $B "return max(vmax, y), p + 1" "return max(vmax, y), self.n_evals - self.n_init + 1" "BOO, odd a: p advances only with an evaluation" \
+ -m $O "while h <= min(tree.height, self.h_max(p) + extra):" "while h <= min(tree.height, self.h_max(p - 1) + extra):" "depth limit read at p - 1" \
+ -m $O "dims = np.argsort(-width, kind='stable')[:b]" "dims = (len(width) - 1 - np.argsort(-width[::-1], kind='stable'))[:b]" "partition: ties to the highest index" \
  -m $O "return math.isqrt(max(int(p), 0))" "return math.isqrt(max(int(p), 0)) + 1" "h_max(p) one level deeper" \
  -m $O "dims = np.argsort(-width, kind='stable')[:b]" "dims = np.argsort(width, kind='stable')[:b]" "partition cuts the shortest sides" \
  -m $B "acq_optimizer='direct', refit_every=1" "acq_optimizer='direct', refit_every=5" "GP baselines: refit every 5" \
@@ -21,4 +25,11 @@ python ../shared/tools/mutants.py tests/test_optimistic.py::test_soo_matches_its
  -m $O "                    if T.value[i] < vmax: break" "                    pass" "IMGPO: no v_max check in steps (i)-(ii)" \
  -m $O "                    del cand[h]" "                    pass" "IMGPO: no look-ahead (step iii)" \
  -m $O "                        T.value[c] = ucb; self.M += 1" "                        T.value[c] = ucb" "IMGPO: M not counted" \
- -m $O "return math.isqrt(max(int(p), 0))" "return max(math.isqrt(max(int(p), 0)) - 1, 0)" "h_max(p) one level shallower"
+ -m $O "return math.isqrt(max(int(p), 0))" "return max(math.isqrt(max(int(p), 0)) - 1, 0)" "h_max(p) one level shallower" \
+ -m $O "return T.value[i], p + 1" "return T.value[kids].max(), p + 1" "SOO: v_max set from the best child, not the expanded node" \
+ -m $O "            for c in T.expand(i):
+                p += 1" "            p += 1
+            for c in T.expand(i):" "BaMSOO: p counts expansions, not nodes" \
+ -m $O "sb = math.sqrt(beta_bamsoo(p, self.eta))" "sb = math.sqrt(beta_bamsoo(p - 1, self.eta))" "BaMSOO: beta_p read at p - 1" \
+ -m $O "return mu + varsigma_imgpo(self.M, self.eta) * sd" "return mu + varsigma_imgpo(self.M + 1, self.eta) * sd" "IMGPO: varsigma_M off by one" \
+ -m $O "while h <= min(tree.height, self.h_max(p) + extra):" "while h <= min(tree.height, self.h_max(p - 1) + extra):" "SOO/BaMSOO: depth limit read at p - 1"

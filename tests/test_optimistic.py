@@ -188,7 +188,7 @@ def soo_reference(problem, N, a=2, b=1, h_max='sqrt'):
 
 def bamsoo_reference(problem, N, seed, a=2, b=1, eta=0.05, **gp):
     rng, model, f, X, Y, known = _gp_start(problem, N, seed, gp)
-    D, skipped = problem.dim, []
+    D, skipped, log = problem.dim, [], []                            # log: (p, UCB) of each child evaluated
     try:
         for u in rng.random((D + 1, D)): f(u)
         leaves = [[(np.zeros(D), np.ones(D), f(np.full(D, .5)))]]    # (lo, width, g(centre))
@@ -202,13 +202,15 @@ def bamsoo_reference(problem, N, seed, a=2, b=1, eta=0.05, **gp):
                 p += 1                                                # line 7
                 c = l + ww / 2
                 mu, sd = model.predict(c[None]); s = math.sqrt(2 * math.log(math.pi**2 * p**2 / (6 * eta)))
-                if known(c) or mu[0] + s * sd[0] >= fplus[0]: g = f(c)               # lines 8-11
+                if known(c) or mu[0] + s * sd[0] >= fplus[0]:                          # lines 8-11
+                    n0 = len(Y); g = f(c)
+                    if len(Y) > n0: log.append((p, mu[0] + s * sd[0]))
                 else: g = float(mu[0] - s * sd[0]); skipped.append(len(Y))           # line 13: the LCB
                 fplus[0] = max(fplus[0], g)                                          # lines 15-16
                 leaves[h + 1].append((l, ww, g))                      # line 19
             return gj, p                                              # line 20
         _sweeps(leaves, step, 1)
-    except _Spent: return np.array(X), np.array(Y), skipped
+    except _Spent: return np.array(X), np.array(Y), skipped, log
 
 def imgpo_reference(problem, N, seed, a=3, b=1, Xi=1, eta=0.05, **gp):
     rng, model, f, X, Y, known = _gp_start(problem, N, seed, gp)
@@ -263,10 +265,14 @@ def test_soo_matches_its_pseudocode(name, N, kw):
                                             ('hartmann3', 40, 3, dict(optimize=False))])
 def test_bamsoo_matches_its_pseudocode(name, N, seed, kw):
     p = get_problem(name)
-    X, Y, skipped = bamsoo_reference(p, N, seed, **kw)
+    X, Y, skipped, log = bamsoo_reference(p, N, seed, **kw)
     opt = BaMSOO(p.bounds, rng=seed, **kw)
     tr = opt.run(p, N)
     np.testing.assert_array_equal(tr.X, X); np.testing.assert_array_equal(tr.y, Y)
+    d = tr.diagnostics; k = ~np.isnan(d['ucb'])                     # the children evaluated: node counter p and UCB
+    assert len(log) == k.sum() > 0
+    np.testing.assert_array_equal(d['p'][k], np.array(log)[:, 0])
+    np.testing.assert_allclose(d['ucb'][k], np.array(log)[:, 1], rtol=1e-12)
     n_skipped = sum(n < N for n in skipped)                          # the reference runs on to its next evaluation
     assert n_skipped > 0 and opt.n_skipped == n_skipped              # the LCB branch was exercised
 
