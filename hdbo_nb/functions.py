@@ -13,9 +13,9 @@ from .gp import Matern
 
 # %% auto #0
 __all__ = ['PROBLEMS', 'ALIASES', 'branin', 'camelback', 'hartmann3', 'hartmann6', 'shekel', 'ackley', 'levy', 'rosenbrock',
-           'styblinski_tang', 'rastrigin', 'schwefel', 'hyper_ellipsoid', 'michalewicz', 'Benchmark', 'list_problems',
-           'get_problem', 'numerical_max', 'rescale', 'random_rotation', 'embed', 'problem_table', 'RFFSample',
-           'gp_sample_problem']
+           'styblinski_tang', 'rastrigin', 'schwefel', 'hyper_ellipsoid', 'axis_parallel_hyper_ellipsoid',
+           'michalewicz', 'Benchmark', 'list_problems', 'get_problem', 'numerical_max', 'rescale', 'random_rotation',
+           'embed', 'problem_table', 'RFFSample', 'gp_sample_problem']
 
 # %% ../nbs/02_functions.ipynb #f5c6361f
 def _as2d(X, D:int|None=None, name:str='X') -> np.ndarray:
@@ -109,6 +109,11 @@ def hyper_ellipsoid(X):
     X = _as2d(X)
     return np.cumsum(X**2, 1).sum(1)
 
+def axis_parallel_hyper_ellipsoid(X):
+    "Axis-parallel hyper-ellipsoid sum_i i x_i^2 (minimisation form), (n, d) -> (n,)."
+    X = _as2d(X)
+    return (X**2 * np.arange(1, X.shape[1] + 1)).sum(1)
+
 def michalewicz(X, m:float=10.):
     "Michalewicz function (minimisation form) with steepness `m`, (n, d) -> (n,)."
     X = _as2d(X)
@@ -196,6 +201,8 @@ for _b in [
               summary='M = 10 narrow bumps'),
     Benchmark('hyper-ellipsoid', hyper_ellipsoid, _cube(-65.536, 65.536), _repeat(0.),
               summary='rotated hyper-ellipsoid (separable), huge range'),
+    Benchmark('axis-parallel-hyper-ellipsoid', axis_parallel_hyper_ellipsoid, _cube(-5.12, 5.12), _repeat(0.),
+              summary='weights 1..d: the last coordinates weigh most'),
     Benchmark('michalewicz', michalewicz, _cube(0, np.pi), _michalewicz_min, kw=dict(m=10.),
               summary='steep ridges (m = 10)'),
 ]: _register(_b)
@@ -205,6 +212,7 @@ ALIASES = {'six-hump-camel': 'camelback', 'six-hump-camelback': 'camelback', 'si
            'camel': 'camelback', 'hartmann-3': 'hartmann3', 'hart3': 'hartmann3', 'hartmann-6': 'hartmann6',
            'hart6': 'hartmann6', 'styblinskitang': 'styblinski-tang', 'stybtang': 'styblinski-tang',
            'rotated-hyper-ellipsoid': 'hyper-ellipsoid', 'hyperellipsoid': 'hyper-ellipsoid',
+           'axis-hyper-ellipsoid': 'axis-parallel-hyper-ellipsoid',
            'shekel': 'shekel10', 'shekel-5': 'shekel5', 'shekel-7': 'shekel7', 'shekel-10': 'shekel10',
            'camelback-augmented': 'augmented-camelback', 'rosen': 'rosenbrock'}
 
@@ -356,7 +364,7 @@ def random_rotation(D:int, # ambient dimension
 # %% ../nbs/02_functions.ipynb #064634a9
 def embed(problem:Problem, # the low-dimensional problem (d dimensions)
           D:int, # the ambient dimension, D >= d
-          active=None, # axis-aligned: d coordinates, None (the first d) or 'random' (drawn with `rng`)
+          active=None, # axis-aligned: d coordinates, None (the first d), 'last' (the last d) or 'random' (drawn with `rng`)
           rotate:bool=False, # embed in a random d-dimensional subspace instead (on [-1, 1]^D)
           rng=None, # Generator or seed, for `active='random'` or `rotate=True`
           inactive_bounds=None, # axis-aligned: the interval of the dummy coordinates (see above)
@@ -385,8 +393,9 @@ def embed(problem:Problem, # the low-dimensional problem (d dimensions)
         return p
     if active is None: active = np.arange(d)
     elif isinstance(active, str):
-        if active != 'random': raise ValueError(f"active must be a list of coordinates, None or 'random', got {active!r}")
-        active = np.sort(as_rng(rng).choice(D, d, replace=False))
+        if active == 'last': active = np.arange(D - d, D)
+        elif active == 'random': active = np.sort(as_rng(rng).choice(D, d, replace=False))
+        else: raise ValueError(f"active must be a list of coordinates, None, 'last' or 'random', got {active!r}")
     else:
         active = np.asarray(active)
         if (active.shape != (d,) or not np.issubdtype(active.dtype, np.integer) or len(set(active.tolist())) != d

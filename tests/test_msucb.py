@@ -1,7 +1,8 @@
-"MS-UCB (hdbo_nb.msucb): slower property tests and the guide's acceptance checks that need longer runs."
+"MS-UCB (hdbo_nb.msucb, hdbo_nb.msucb_experiments): property tests and checks that need longer runs."
 import numpy as np, pytest
 from hdbo_nb.msucb import (MSUCBCore, ZDistanceCache, slice_posterior, concat_zy, beta_msucb, n_subspaces,
-                           oracle_floor, _sqdist)
+                           _sqdist)
+from hdbo_nb.msucb_experiments import oracle_floor
 from hdbo_nb.bo import optimize, get_method
 from hdbo_nb.gp import GP, Matern
 from hdbo_nb.functions import get_problem
@@ -97,3 +98,17 @@ def test_claims_evaluate_on_the_cache():
     assert all(r.verdict in VERDICTS and r.measurement.value for r in res)
     kinds = {r.claim.kind for r in res}
     assert kinds == {'experiment', 'theory', 'erratum'}, kinds
+
+
+def test_incumbent_z_added_once():
+    "include_incumbent_z: the incumbent's z is a slice at every iteration, never twice (no duplicate rows in Z_t)."
+    core = MSUCBCore(6, rng=0, d=2, n_init=5, include_incumbent_z=True, max_evals=200)
+    f = lambda u: -float(np.sum((u - 0.3) ** 2))
+    for _ in range(5 + 25):
+        u = core.ask()
+        if core.t:
+            z_inc = core.U[int(np.argmax(core.u))][:4]
+            assert np.any(np.all(core.Z == z_inc, axis=1))
+            assert len(np.unique(core.Z, axis=0)) == len(core.Z), f'duplicate slices at t = {core.t}'
+            assert len(core.Z) <= n_subspaces(core.t, 1, 0) + 1  # t fresh slices, plus the initial design's incumbent once
+        core.tell(u, f(u))
