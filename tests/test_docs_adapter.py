@@ -1,5 +1,5 @@
 "The docs adapter (tools/docs.py) on small inputs: Quarto syntax in, MyST / GitHub markdown out. No browser needed."
-import importlib.util, types
+import importlib.util, re, types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,3 +66,44 @@ def test_source_link_for_methods_attached_after_the_class():
     assert out.startswith('---\n') and out.index('[source](' + url + ')') < out.index('### GP.fit')
     kept = '---\n\n[source](u){target="_blank"}\n\n### GP.fit\n'
     assert docs.add_source_link(kept) == kept
+
+def test_pages_for_notebooks_the_sidebar_does_not_list(tmp_path):
+    "Every notebook gets a page: one missing from sidebar.yml joins its numbered siblings; one listed but gone is skipped."
+    (tmp_path/'sidebar.yml').write_text('website:\n  sidebar:\n    contents:\n      - index.ipynb\n      - section: Toolkit\n'
+        '        contents: [00_core.ipynb, 06a_x.ipynb]\n      - section: P\n        contents: [10_p.ipynb, 12_p_exp.ipynb, 13_gone.ipynb]\n')
+    said = []
+    groups = docs.page_groups(tmp_path/'sidebar.yml', ['00_core.ipynb', '06a_x.ipynb', '06d_y.ipynb', '10_p.ipynb', '11_p_theory.ipynb',
+                                                       '12_p_exp.ipynb', '90_other.ipynb', 'index.ipynb'], said.append)
+    assert groups == [(None, ['index.ipynb']), ('Toolkit', ['00_core.ipynb', '06a_x.ipynb', '06d_y.ipynb']),
+                      ('P', ['10_p.ipynb', '11_p_theory.ipynb', '12_p_exp.ipynb']), ('More', ['90_other.ipynb'])]
+    assert len(said) == 4 and '13_gone.ipynb' in said[0] and all('not in nbs/sidebar.yml' in s for s in said[1:])
+    assert docs.notebooks(ROOT/'nbs')[:2] == ['00_core.ipynb', '01_gp.ipynb'] and 'index.ipynb' in docs.notebooks(ROOT/'nbs')
+
+def test_no_cell_makes_nbdev_warn():
+    """While rendering, nbdev runs the cells that export, import or show_doc; a cell mixing imports with other code makes it
+    warn ("Found cells containing imports and other code") and run that code at every docs build. Checked in every notebook
+    with nbdev's own rule (the build only sees the notebooks that changed since its last run)."""
+    import warnings
+    from nbdev.process import NBProcessor
+    from nbdev.processors import _do_eval
+    bad = []
+    for nb in docs.notebooks(ROOT/'nbs'):
+        for cell in NBProcessor(ROOT/'nbs'/nb).nb.cells:
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter('always')
+                _do_eval(cell)
+            if any('imports and other code' in str(x.message) for x in w):
+                bad.append(f'{nb} cell {cell.idx_}: ' + cell.source.splitlines()[0][:60])
+    assert not bad, 'cells with imports and other code (put the imports in a cell of their own):\n' + '\n'.join(bad)
+
+def test_site_tests_cannot_skip_in_ci():
+    """Without Chromium the browser tests skip, unless HDBO_REQUIRE_BROWSER=1 (which `.ci/run` sets): then they fail."""
+    import os, subprocess, sys
+    assert re.search(r'^export HDBO_REQUIRE_BROWSER=1', (ROOT/'.ci'/'run').read_text(), re.M)
+    env = dict(os.environ, HDBO_CHROMIUM=str(ROOT/'no-such-chromium'))
+    run = lambda **kw: subprocess.run([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'tests/test_docs_site.py',
+                                       '-k', 'guard_sees_outside'], cwd=ROOT, env=dict(env, **kw), capture_output=True, text=True)
+    r = run(HDBO_REQUIRE_BROWSER='0')
+    assert r.returncode == 0 and '1 skipped' in r.stdout, r.stdout[-500:]
+    r = run(HDBO_REQUIRE_BROWSER='1')
+    assert r.returncode != 0 and 'HDBO_REQUIRE_BROWSER=1 but Chromium is missing' in r.stdout + r.stderr, r.stdout[-500:]

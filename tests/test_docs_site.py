@@ -3,7 +3,10 @@
 Builds the site with the offline engine (`tools/docs.py build --engine offline`) unless `_docs/` already holds an
 offline build of the current notebooks, then checks every page: it loads, internal links and anchors resolve,
 images load, math typesets, no raw Quarto syntax shows, nothing is requested from outside the machine, and search
-finds the papers' pages. Screenshots go to test-artifacts/. Skipped only when Chromium or Playwright is missing.
+finds the papers' pages; figures keep their aspect ratio and code does not scroll sideways at a desktop and a phone
+width; the API reference has an entry for every public name. Screenshots go to test-artifacts/. Skipped only when
+Chromium or Playwright is missing, and never when HDBO_REQUIRE_BROWSER=1 (`.ci/run` sets it): then those fail.
+HDBO_CHROMIUM names another Chromium binary (a path that does not exist counts as missing).
 """
 import functools, http.server, json, os, re, shutil, subprocess, sys, tempfile, threading, time
 from collections import deque
@@ -14,7 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT/'_docs'
 ARTIFACTS = ROOT/'test-artifacts'
-CHROMIUM = shutil.which('chromium') or ('/usr/bin/chromium' if Path('/usr/bin/chromium').exists() else None)
+CHROMIUM = ((os.environ['HDBO_CHROMIUM'] if Path(os.environ['HDBO_CHROMIUM']).is_file() else None) if os.environ.get('HDBO_CHROMIUM')
+            else shutil.which('chromium') or ('/usr/bin/chromium' if Path('/usr/bin/chromium').exists() else None))
 FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
          '--disable-background-networking', '--disable-component-update', '--disable-sync']
 LOCAL_HOSTS = {'127.0.0.1', 'localhost'}
@@ -103,7 +107,7 @@ def crawl(site, server, browser):
         facts = {'status': resp.status if resp else None}
         if facts['status'] == 200:
             _wait_math(page)
-            facts.update(page.evaluate("""async () => {
+            facts.update(page.evaluate("""async () => { const BLOCKS = """ + BLOCKS_JS + """;
                 const imgs = [...document.images];
                 imgs.forEach(i => i.loading = 'eager');
                 await Promise.all(imgs.map(i => i.decode().catch(() => null)));
@@ -114,6 +118,8 @@ def crawl(site, server, browser):
                   images: imgs.map(i => ({src: i.src, ok: i.complete && i.naturalWidth > 0, w: i.clientWidth, h: i.clientHeight, nw: i.naturalWidth, nh: i.naturalHeight})),
                   math: document.querySelectorAll('mjx-container').length,
                   sig_scroll: [...document.querySelectorAll('.highlight-python pre')].filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 2).length,
+                  blocks: BLOCKS(),
+                  code_font: [...document.querySelectorAll('.bd-article code')].filter(c => !c.closest('a, pre')).map(c => c.textContent.trim()),
                   math_errors: document.querySelectorAll('mjx-merror, [data-mjx-error]').length,
                   text: main.innerText,
                 };}"""))
@@ -125,6 +131,29 @@ def crawl(site, server, browser):
         pages[url] = facts
         page.close()
     return pages, links
+
+BLOCKS_JS = """() => {   // visible code (cell inputs, markdown code, API signatures) and outputs, and which scroll sideways
+    const all = [...document.querySelectorAll('.bd-article pre')].filter(e => e.offsetParent !== null);
+    const kind = e => e.closest('.cell_output') ? 'output' : 'code';
+    const scrolls = e => e.scrollWidth > e.clientWidth + 2;
+    return {code: all.filter(e => kind(e) == 'code').length, output: all.filter(e => kind(e) == 'output').length,
+            scrolling: all.filter(scrolls).map(e => kind(e) + ': ' + e.innerText.split('\\n').reduce((a, b) => b.length > a.length ? b : a, '').slice(0, 80))};
+}"""
+
+@pytest.fixture(scope='module')
+def phone(site, server, browser):
+    "Every page of the site at a phone's width (390 px): its figures and its code blocks."
+    page, facts = browser.new_page(), {}
+    page.set_viewport_size({'width': 390, 'height': 844})
+    for url in _pages_of(site, server).values():
+        page.goto(url, wait_until='load')
+        facts[url] = page.evaluate("""async () => { const imgs = [...document.images]; imgs.forEach(i => i.loading = 'eager');
+            await Promise.all(imgs.map(i => i.decode().catch(() => null)));
+            return {images: imgs.map(i => ({src: i.src, ok: i.complete && i.naturalWidth > 0, w: i.clientWidth, h: i.clientHeight,
+                                            nw: i.naturalWidth, nh: i.naturalHeight})),
+                    blocks: (""" + BLOCKS_JS + """)()}; }""")
+    page.close()
+    return facts
 
 def _pages_of(site, server): return {p['notebook']: server + p['page'] for p in site['pages']}
 
@@ -243,22 +272,37 @@ def _distorted(images):
     return [(i['src'].rsplit('/', 1)[-1], round(i['w'] / i['h'] / (i['nw'] / i['nh']), 2)) for i in images
             if i.get('ok') and i['h'] and i['nh'] and abs(i['w'] / i['h'] / (i['nw'] / i['nh']) - 1) > 0.02]
 
-def test_figures_keep_their_aspect_ratio(site, server, browser, crawl):
+def test_figures_keep_their_aspect_ratio(crawl, phone):
     "At a desktop width (the crawl's 1280 px) and a phone width, no figure is squashed or stretched."
     pages, _ = crawl
-    bad = {u: d for u, f in pages.items() if (d := _distorted(f.get('images', [])))}
-    assert not bad, f'distorted figures at 1280 px: {bad}'
-    phone = browser.new_page(); phone.set_viewport_size({'width': 390, 'height': 844})
-    for u, f in pages.items():
-        if not f.get('images'): continue
-        phone.goto(u, wait_until='load')
-        imgs = phone.evaluate("""async () => { const imgs = [...document.images]; imgs.forEach(i => i.loading = 'eager');
-            await Promise.all(imgs.map(i => i.decode().catch(() => null)));
-            return imgs.map(i => ({src: i.src, ok: i.complete && i.naturalWidth > 0, w: i.clientWidth, h: i.clientHeight,
-                                   nw: i.naturalWidth, nh: i.naturalHeight})); }""")
-        if (d := _distorted(imgs)): bad[u] = d
-    phone.close()
-    assert not bad, f'distorted figures at 390 px: {bad}'
+    assert sum(len(f.get('images', [])) for f in phone.values()) > 0, 'no figures at the phone width'
+    for width, facts in (('1280', pages), ('390', phone)):
+        bad = {u: d for u, f in facts.items() if (d := _distorted(f.get('images', [])))}
+        assert not bad, f'distorted figures at {width} px: {bad}'
+
+def test_code_and_outputs_do_not_scroll_sideways(crawl, phone):
+    "Code cells, outputs and signatures wrap at the column's width: nothing is hidden to the right, on a desktop or a phone."
+    pages, _ = crawl
+    for width, facts in (('1280', pages), ('390', phone)):
+        blocks = [f['blocks'] for f in facts.values() if 'blocks' in f]
+        assert sum(b['code'] for b in blocks) > 100 and sum(b['output'] for b in blocks) > 50, 'code blocks not found'
+        bad = {u: f['blocks']['scrolling'] for u, f in facts.items() if f.get('blocks', {}).get('scrolling')}
+        assert not bad, f'{sum(map(len, bad.values()))} code/output blocks scroll sideways at {width} px: {bad}'
+
+def test_notebook_mentions_are_links(site, crawl):
+    "A notebook named in the text (`51_boo_theory`, `01_gp.ipynb`) is a link to its page, not code font."
+    pages, _ = crawl
+    names = {n for p in site['pages'] for n in (p['notebook'], p['notebook'][:-len('.ipynb')])}
+    bad = {u: hits for u, f in pages.items() if (hits := sorted({c for c in f.get('code_font', []) if c in names}))}
+    assert not bad, f'notebooks named in code font without a link: {bad}'
+
+def test_no_links_to_private_names(crawl):
+    "nbdev links every name it indexes; a private one (`_maximize_acq`, `GP._fit`) has no entry and must not be a link."
+    _, links = crawl
+    private = re.compile(r'(^|\.)_(?!_)')
+    bad = sorted({(src.rsplit('/', 1)[-1], href.rsplit('/', 1)[-1]) for src, href in links
+                  if private.search(urldefrag(href)[1])})
+    assert not bad, f'links to private names: {bad[:20]}'
 
 def test_api_entries_are_in_the_page_contents(site, server, browser):
     "show_doc entries are sections: the page's contents list names them (as Quarto's build does)."
@@ -294,18 +338,26 @@ def _public_methods(mod):
             f = v.__func__ if isinstance(v, (classmethod, staticmethod)) else v
             if not k.startswith('_') and inspect.isfunction(f): yield cname, k
 
-def test_every_public_method_has_an_entry(site, server, crawl):
-    "Each public method of an exported class has an API entry (a linkable heading) on its module's page."
+def _public_names(mod):
+    "The functions and classes `mod` exports (`__all__`) and defines itself."
+    import inspect
+    for name in getattr(mod, '__all__', []):
+        o = getattr(mod, name, None)
+        if (inspect.isfunction(o) or inspect.isclass(o)) and getattr(o, '__module__', None) == mod.__name__: yield name
+
+def test_every_public_name_has_an_entry(site, server, crawl):
+    "Each exported function and class, and each public method of an exported class, has an API entry (a linkable heading) on its module's page."
     import importlib
     pages, _ = crawl
-    missing = []
+    missing, n = [], 0
     for nb, url in _pages_of(site, server).items():
         m = re.search(r'#\| default_exp ([\w.]+)', (ROOT/'nbs'/nb).read_text().replace('\\n', '\n'))
         if not m: continue
-        ids = set(pages[url].get('ids', []))
-        missing += [f'{nb}: {c}.{k}' for c, k in _public_methods(importlib.import_module('hdbo_nb.' + m[1]))
-                    if f'{c}.{k}'.lower() not in ids]
-    assert not missing, f'{len(missing)} public methods without an entry: {missing[:20]}'
+        ids, mod = set(pages[url].get('ids', [])), importlib.import_module('hdbo_nb.' + m[1])
+        names = list(_public_names(mod)) + [f'{c}.{k}' for c, k in _public_methods(mod)]
+        n += len(names); missing += [f'{nb}: {x}' for x in names if x.lower() not in ids]
+    assert n > 300, f'only {n} public names found'
+    assert not missing, f'{len(missing)} public names without an entry: {missing[:20]}'
 
 def test_search_snippets_show_page_text(site, server, browser):
     "Result snippets quote the page's article, not the theme's buttons or the list of the page's sections."
@@ -326,6 +378,21 @@ def test_figures_at_display_resolution(crawl):
     assert not big, f'figures stored far above their display width: {big[:10]}'
     heavy = [p.name for p in (SITE/'_images').glob('*.png') if p.stat().st_size > 300_000]
     assert not heavy, f'figures over 300 kB: {heavy}'
+
+def test_build_is_quiet(site):
+    """`make docs` prints which engine it uses and a one-line summary: anything else (a warning of nbdev's while it processes
+    the notebooks, a notebook missing from the sidebar, a doc link without its entry) is a defect to fix."""
+    assert not site['nbdev_output'], 'nbdev printed while processing the notebooks:\n' + '\n'.join(site['nbdev_output'][:30])
+    assert len(site['printed']) == 2, site['printed']
+
+def test_site_ships_only_what_pages_use(site, crawl, browser):
+    """No source maps or build-time catalogues; MathJax pruned to the bundle the pages load (with what it loads on demand):
+    the theme and MathJax together stay far below the 24 MB of the full MathJax distribution."""
+    static = SITE/'_static'
+    assert not list(static.rglob('*.map')) and not (static/'locales').exists()
+    mb = lambda d: sum(f.stat().st_size for f in d.rglob('*') if f.is_file()) / 1e6
+    assert (static/'mathjax'/'tex-chtml.js').exists() and not (static/'mathjax'/'tex-svg-full.js').exists()
+    assert mb(static/'mathjax') < 10 and mb(static) < 13, (mb(static/'mathjax'), mb(static))
 
 def test_every_method_entry_has_a_source_link(site):
     "Each API entry of a method (a `Class.method` heading) carries a link to its source, methods attached after the class too."

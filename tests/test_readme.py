@@ -20,3 +20,10 @@ def test_readme_matches_index_notebook():
 def test_readme_has_no_quarto_leftovers():
     text, _ = _docs_tool().readme()
     assert text.startswith('# ') and '#|' not in text and ':::' not in text and 'output-file:' not in text
+
+def test_readme_links_work_on_github():
+    "README.md is read on GitHub and PyPI: links go to the published site or elsewhere by URL, never to a relative page."
+    import re
+    text, files = _docs_tool().readme()
+    rel = [t for t in re.findall(r'\]\(([^)\s]+)\)', text) if not re.match(r'\w+:|#', t) and t not in files]
+    assert not rel, f'relative links in README.md (link the notebook, e.g. [msucb](10_msucb.ipynb)): {rel}'

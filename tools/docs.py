@@ -38,16 +38,37 @@ def _settings():
     with _in_root(): return get_config()
 
 # ------------------------------------------------------------------ nbdev's processing (no Quarto)
-def proc(n_workers:int=2) -> Path:
-    "Run nbdev's pre-docs step (nbdev.yml, sidebar.yml, _modidx, `proc_nbs` into _proc/) without Quarto."
+@contextmanager
+def _captured_output():
+    "Collect what this process and the workers it starts write to stdout and stderr (file descriptors 1 and 2)."
+    import tempfile
+    sys.stdout.flush(); sys.stderr.flush()
+    got = []
+    with tempfile.TemporaryFile() as tmp:
+        saved = os.dup(1), os.dup(2)
+        os.dup2(tmp.fileno(), 1); os.dup2(tmp.fileno(), 2)
+        try: yield got
+        finally:
+            sys.stdout.flush(); sys.stderr.flush()
+            os.dup2(saved[0], 1); os.dup2(saved[1], 2); os.close(saved[0]); os.close(saved[1])
+            tmp.seek(0); got.append(tmp.read().decode(errors='replace'))
+
+def proc(n_workers:int=2, noise:list=None) -> Path:
+    """Run nbdev's pre-docs step (nbdev.yml, sidebar.yml, _modidx, `proc_nbs` into _proc/) without Quarto.
+    What nbdev prints (warnings about cells it had to run, ...) is passed on and, if `noise` is a list, added to it."""
     import nbdev.quarto
     nbdev.quarto._ensure_quarto = lambda: None   # nbdev would otherwise try to download and install Quarto
-    with _in_root():
+    err = None
+    with _in_root(), _captured_output() as got:
         try: cache, _, _ = nbdev.quarto._pre_docs(n_workers=n_workers)
-        except Exception as e:
-            sys.exit(f"docs: nbdev could not process the notebooks:\n{e}\nWhile rendering, nbdev runs only the cells "
-                     "that export, import or show_doc; a cell that mixes imports with code using earlier variables "
-                     "fails here (and in nbdev_docs): put its imports in a cell of their own.")
+        except Exception as e: err = e
+    text = got[0].strip('\n')
+    if text: print(text, file=sys.stderr)
+    if noise is not None: noise += text.splitlines() if text else []
+    if err is not None:
+        sys.exit(f"docs: nbdev could not process the notebooks:\n{err}\nWhile rendering, nbdev runs only the cells "
+                 "that export, import or show_doc; a cell that mixes imports with code using earlier variables "
+                 "fails here (and in nbdev_docs): put its imports in a cell of their own.")
     return Path(cache)
 
 def proc_one(nb_path) -> dict:
@@ -146,8 +167,8 @@ class Site:
                     # name is no link at all; a property links to its class's entry; anything else to its page.
                     owner = frag.rsplit('.', 1)[0]
                     if frag.rsplit('.', 1)[-1].startswith('_'): return m[1][1:-1]
-                    self.unanchored.add(f'{page}#{frag}')
-                    frag = owner if '.' in frag and owner in self.anchors.get(page, ()) else ''
+                    if '.' in frag and owner in self.anchors.get(page, ()): frag = owner
+                    else: self.unanchored.add(f'{page}#{frag}'); frag = ''
                 target = posixpath.relpath(page, posixpath.dirname(self.pages.get(here, here)) or '.') + ('#' + frag if frag else '')
             return f'{m[1]}({target})'
         return re.sub(r'(\[[^\]]*\])\(([^)\s]+)\)', sub, text)
@@ -288,10 +309,38 @@ def sidebar_order(sidebar_yml):
     walk(yaml.safe_load(Path(sidebar_yml).read_text())['website']['sidebar']['contents'], None)
     return [(c, [p for p in ps if p.endswith('.ipynb')]) for c, ps in groups if ps]
 
-def load_pages(cache):
-    "Read every notebook of the sidebar from `cache` (_proc/): {path: (html name, front matter, notebook)}."
+def notebooks(nbs:Path):
+    "The notebooks nbdev renders: every .ipynb under `nbs`, except in folders or files whose name starts with . or _."
+    return sorted(p.relative_to(nbs).as_posix() for p in nbs.rglob('*.ipynb')
+                  if not any(s.startswith(('.', '_')) for s in p.relative_to(nbs).parts))
+
+def _number(nb): return re.match(r'(\d+)', Path(nb).name)[1] if re.match(r'\d', Path(nb).name) else None
+
+def page_groups(sidebar_yml, nbs:list, say=print):
+    """`sidebar_order` restricted to the notebooks that exist (`nbs`), with every notebook the sidebar does not list
+    added to the group of its numbered siblings (`11_x` joins `10_y`'s group, `06d_x` joins `06a_y`'s), else at the end."""
+    groups = [(c, [p for p in ps if p in nbs]) for c, ps in sidebar_order(sidebar_yml)]
+    listed = {p for _, ps in sidebar_order(sidebar_yml) for p in ps}
+    if listed - set(nbs): say(f"docs: sidebar.yml lists {', '.join(sorted(listed - set(nbs)))}, which nbs/ does not have: skipped")
+    for nb in (nb for nb in nbs if nb not in listed):
+        num = _number(nb)
+        def same(p, num=num):     # a sibling: the same number (06a, 06d), or the same paper (10, 11, 12; not 0x)
+            n = _number(p)
+            return num is not None and n is not None and (n == num or (len(n) == len(num) == 2 and n[0] == num[0] != '0'))
+        at = next((i for i, (_, ps) in enumerate(groups) if any(map(same, ps))), None)
+        if at is None:
+            if not groups or groups[-1][0] != 'More': groups.append(('More', []))
+            at = len(groups) - 1
+        ps = groups[at][1]
+        sib = [i for i, p in enumerate(ps) if same(p)]
+        ps.insert(next((i for i in sib if ps[i] > nb), sib[-1] + 1 if sib else len(ps)), nb)
+        say(f'docs: {nb} is not in nbs/sidebar.yml; its page is listed under {groups[at][0] or "the top"}')
+    return [(c, ps) for c, ps in groups if ps]
+
+def load_pages(cache, groups):
+    "Read the notebooks of `groups` from `cache` (_proc/): {path: (html name, front matter, notebook)}."
     pages = {}
-    for _, paths in sidebar_order(cache/'sidebar.yml'):
+    for _, paths in groups:
         for p in paths:
             nb = json.loads((cache/p).read_text(encoding='utf-8'))
             fm = front_matter(nb)
@@ -328,8 +377,9 @@ a[style*="float:right"] { font-size: smaller; }
 .bd-article img { max-width: 100%; height: auto; }   /* figures keep their aspect ratio when the column is narrower */
 .bd-page-width { max-width: 96rem; }                  /* room for code: the text column grows on wide screens */
 .bd-main .bd-content .bd-article-container { max-width: 72rem; }
-.highlight-python pre { white-space: pre-wrap; overflow-wrap: anywhere; }   /* API signatures wrap instead of scrolling */
-.bd-article .highlight pre { font-size: 0.75rem; }     /* 120-character lines fit the code column at 1400 px */
+/* code, outputs (text and HTML <pre>, such as progress bars) and API signatures wrap at the column's width instead of
+   scrolling sideways; at 0.75rem a line of 110 characters fits the column at 1280 px */
+.bd-article .highlight pre, .bd-article .cell_output pre { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.75rem; }
 .bd-sidebar-primary { width: 15rem; flex-basis: 15rem; } .bd-sidebar-secondary { width: 13rem; flex-basis: 13rem; }
 """
 
@@ -388,12 +438,20 @@ def prune_mathjax(mj:Path, keep:str='tex-chtml.js'):
         if d.is_dir(): shutil.rmtree(d)
         elif d.exists(): d.unlink()
 
-def build_offline(out:Path, n_workers=2):
-    t0 = time.time()
-    cache = proc(n_workers)
+def prune_theme(static:Path):
+    "Source maps (read only by a browser's developer tools) and the theme's translation catalogues (used while building)."
+    for f in static.rglob('*.map'): f.unlink()
+    shutil.rmtree(static/'locales', ignore_errors=True)
+
+def build_offline(out:Path, n_workers=2, printed=None):
+    "The site with nbdev's processing, the adapter and Sphinx; the lines it prints are kept in the site's stamp."
+    t0, printed, noise = time.time(), list(printed or []), []
+    def say(line): print(line); printed.append(line)
+    cache = proc(n_workers, noise)
     t1, fp = time.time(), fingerprint()     # after proc, which refreshes sidebar.yml, nbdev.yml and _modidx.py
     cfg = _settings()
-    pages = load_pages(cache)
+    groups = page_groups(cache/'sidebar.yml', notebooks(cfg.nbs_path), say)
+    pages = load_pages(cache, groups)
     site = Site(cfg, {p: html for p, (html, _, _) in pages.items()}, {html: anchors(nb) for html, _, nb in pages.values()})
     src = SRC/'src'
     shutil.rmtree(src, ignore_errors=True); (src/'_static').mkdir(parents=True)
@@ -405,7 +463,7 @@ def build_offline(out:Path, n_workers=2):
     root = next((p for p in docs if docs[p] == 'index'), None)
     if root is None: sys.exit('docs: no notebook renders to index.html (nbs/index.ipynb is the home page)')
     toc = ''
-    for caption, paths in sidebar_order(cache/'sidebar.yml'):
+    for caption, paths in groups:
         names = [docs[p] for p in paths if p in docs and p != root]
         if names: toc += '```{toctree}\n:hidden:\n' + (f':caption: {caption}\n' if caption else '') + '\n' + '\n'.join(names) + '\n```\n\n'
     manifest = []
@@ -414,8 +472,8 @@ def build_offline(out:Path, n_workers=2):
         dst.write_text(json.dumps(myst_notebook(p, html, fm, nb, site, toc if p == root else ''), indent=1))
         manifest.append({'notebook': p, 'page': html, 'title': fm.get('title'), 'math': _has_math(nb)})
     if site.unanchored:
-        print(f'docs: {len(site.unanchored)} doc link(s) name something without a show_doc entry; they point at the '
-              f'page instead: ' + ', '.join(sorted(site.unanchored)[:8]) + (' ...' if len(site.unanchored) > 8 else ''))
+        say(f'docs: {len(site.unanchored)} doc link(s) name something without a show_doc entry; they point at the '
+            f'page instead: ' + ', '.join(sorted(site.unanchored)[:8]) + (' ...' if len(site.unanchored) > 8 else ''))
     nbd = yaml_load(cache/'nbdev.yml').get('website', {})
     (src/'conf.py').write_text(CONF.format(title=nbd.get('title') or cfg.lib_name, repo=nbd.get('repo-url') or cfg.git_url,
                                              author=cfg.get('author', ''), copyright=cfg.get('copyright', '')))
@@ -425,10 +483,11 @@ def build_offline(out:Path, n_workers=2):
     cmd = [sys.executable, '-m', 'sphinx', '-W', '--keep-going', '-q', '-E', '-b', 'html', '-d', str(SRC/'doctrees'), str(src), str(out)]
     r = subprocess.run(cmd)
     if r.returncode: sys.exit(f'docs: sphinx-build failed (exit {r.returncode}); warnings are errors (-W)')
-    prune_mathjax(out/'_static'/'mathjax')
-    (out/STAMP).write_text(json.dumps({'engine': 'offline', 'fingerprint': fp, 'pages': manifest}, indent=1))
-    print(f'docs: offline engine: {len(pages)} pages in {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} '
-          f'(nbdev processing {t1 - t0:.1f} s, sphinx {time.time() - t1:.1f} s)')
+    prune_mathjax(out/'_static'/'mathjax'); prune_theme(out/'_static')
+    say(f'docs: offline engine: {len(pages)} pages in {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} '
+        f'(nbdev processing {t1 - t0:.1f} s, sphinx {time.time() - t1:.1f} s)')
+    (out/STAMP).write_text(json.dumps({'engine': 'offline', 'fingerprint': fp, 'pages': manifest, 'seconds': round(time.time() - t0, 1),
+                                       'printed': printed, 'nbdev_output': noise}, indent=1))
 
 def yaml_load(p):
     import yaml
@@ -437,8 +496,9 @@ def yaml_load(p):
 def build(engine='auto', out=None):
     out = Path(out) if out else ROOT/'_docs'
     if engine == 'auto': engine = 'quarto' if shutil.which('quarto') else 'offline'
-    print(f'docs: using the {engine} engine' + (' (quarto is not on PATH)' if engine == 'offline' else ' (nbdev_docs)'))
-    if engine == 'offline': return build_offline(out)
+    line = f'docs: using the {engine} engine' + (' (quarto is not on PATH)' if engine == 'offline' else ' (nbdev_docs)')
+    print(line)
+    if engine == 'offline': return build_offline(out, printed=[line])
     with _in_root(): subprocess.run([str(Path(sys.executable).parent/'nbdev_docs')], check=True)
     write_readme()     # nbdev_docs may have rendered README.md with Quarto; keep the one `make readme` checks
     (ROOT/'_docs'/STAMP).write_text(json.dumps({'engine': 'quarto', 'fingerprint': fingerprint()}))
