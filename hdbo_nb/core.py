@@ -366,7 +366,7 @@ def _save(self,
         if bx is not None: arrs['best_x'] = np.asarray(bx, dtype=float)
         arrs.update({f'diag__{k}': v for k, v in self.diagnostics.items()})
         def w(tmp):
-            with open(tmp, 'wb') as fh: np.savez(fh, **arrs)
+            with open(tmp, 'wb') as fh: np.savez_compressed(fh, **arrs)   # deflated: traces are stored in results/
     _atomic_write(path, w)
     return path
 
