@@ -11,7 +11,7 @@ HDBO_CHROMIUM names another Chromium binary (a path that does not exist counts a
 import functools, http.server, json, os, re, shutil, subprocess, sys, tempfile, threading, time
 from collections import deque
 from pathlib import Path
-from urllib.parse import quote, urldefrag, urlparse
+from urllib.parse import quote, unquote, urldefrag, urlparse
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -119,6 +119,10 @@ def crawl(site, server, browser):
                   math: document.querySelectorAll('mjx-container').length,
                   sig_scroll: [...document.querySelectorAll('.highlight-python pre')].filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 2).length,
                   blocks: BLOCKS(),
+                  resources: performance.getEntriesByType('resource').map(e => e.name),
+                  toc: [...document.querySelectorAll('#pst-page-toc-nav a')].map(a => a.getAttribute('href')),
+                  api: [...document.querySelectorAll('.bd-article section > h3')].filter(h => /^[A-Za-z_][\\w.]*$/.test(h.firstChild.textContent.trim()))
+                         .map(h => h.parentElement.id),
                   code_font: [...document.querySelectorAll('.bd-article code')].filter(c => !c.closest('a, pre')).map(c => c.textContent.trim()),
                   math_errors: document.querySelectorAll('mjx-merror, [data-mjx-error]').length,
                   text: main.innerText,
@@ -389,17 +393,44 @@ def test_site_ships_only_what_pages_use(site, crawl, browser):
     """No source maps or build-time catalogues; MathJax pruned to the bundle the pages load (with what it loads on demand):
     the theme and MathJax together stay far below the 24 MB of the full MathJax distribution."""
     static = SITE/'_static'
-    assert not list(static.rglob('*.map')) and not (static/'locales').exists()
+    assert not list(static.rglob('*.map')) and not (static/'locales').exists() and not (static/'scripts'/'fontawesome.js').exists()
     mb = lambda d: sum(f.stat().st_size for f in d.rglob('*') if f.is_file()) / 1e6
     assert (static/'mathjax'/'tex-chtml.js').exists() and not (static/'mathjax'/'tex-svg-full.js').exists()
     assert mb(static/'mathjax') < 10 and mb(static) < 13, (mb(static/'mathjax'), mb(static))
 
-def test_every_method_entry_has_a_source_link(site):
-    "Each API entry of a method (a `Class.method` heading) carries a link to its source, methods attached after the class too."
-    bad = []
-    for page in sorted(SITE.glob('*.html')):
-        html = page.read_text()
-        for m in re.finditer(r'<section id="([^"]+)">\s*(?:<span[^>]*></span>)*<h3>([A-Z]\w*\.[a-z_]\w*)<a class="headerlink"', html):
-            before = html[max(0, m.start() - 1500):m.start()]
-            if '>source</a>' not in before.rsplit('</h3>', 1)[-1]: bad.append(f'{page.name}: {m[2]}')
-    assert not bad, f'{len(bad)} method entries without a source link: {bad[:20]}'
+def test_page_weight(crawl, server):
+    """What a first visit to a page downloads besides its own text and figures (theme, scripts, fonts, MathJax) stays under
+    2.5 MB: the theme's 1.6 MB Font Awesome script is not shipped (its icons come from the webfonts), MathJax loads one bundle."""
+    pages, _ = crawl
+    size = lambda u: (SITE/unquote(urlparse(u).path).lstrip('/')).stat().st_size if (SITE/unquote(urlparse(u).path).lstrip('/')).is_file() else 0
+    shared = {u: sum(size(r) for r in set(f['resources']) if '/_static/' in r or r.endswith('searchindex.js'))
+              for u, f in pages.items() if f.get('resources')}
+    assert len(shared) > 20 and max(shared.values()) > 0.5e6, 'resources not recorded'
+    heavy = {u: round(b / 1e6, 2) for u, b in shared.items() if b > 2.5e6}
+    assert not heavy, f'pages loading more than 2.5 MB of shared assets: {heavy}'
+
+def test_api_entries_are_in_the_contents_of_every_page(crawl):
+    "Every API entry (a heading naming a function, class or method) is listed in its page's contents, on every page."
+    pages, _ = crawl
+    assert sum(len(f.get('api', [])) for f in pages.values()) > 400, 'API entries not found'
+    bad = {u: missing[:5] for u, f in pages.items() if (missing := [i for i in f.get('api', []) if '#' + i not in f['toc']])}
+    assert not bad, f'API entries missing from the page contents: {bad}'
+
+def test_every_api_entry_has_a_source_link(site):
+    """Each API entry of a public function, class or method (methods attached after their class too) carries a link to its
+    source, and every `Class.method` entry on the site does."""
+    import importlib
+    bad, n = [], 0
+    for p in site['pages']:
+        html = (SITE/p['page']).read_text()
+        m = re.search(r'#\| default_exp ([\w.]+)', (ROOT/'nbs'/p['notebook']).read_text().replace('\\n', '\n'))
+        names = set()
+        if m:
+            mod = importlib.import_module('hdbo_nb.' + m[1])
+            names = set(_public_names(mod)) | {f'{c}.{k}' for c, k in _public_methods(mod)}
+        for e in re.finditer(r'<section id="[^"]+">\s*(?:<span[^>]*></span>)*<h3>([A-Za-z_]\w*(?:\.\w+)?)<a class="headerlink"', html):
+            if e[1] not in names and not re.fullmatch(r'[A-Z]\w*\.[a-z_]\w*', e[1]): continue
+            n += 1
+            if '>source</a>' not in html[max(0, e.start() - 1500):e.start()].rsplit('</h3>', 1)[-1]: bad.append(f"{p['page']}: {e[1]}")
+    assert n > 400, f'only {n} API entries found'
+    assert not bad, f'{len(bad)} API entries without a source link: {bad[:20]}'

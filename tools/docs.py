@@ -438,10 +438,19 @@ def prune_mathjax(mj:Path, keep:str='tex-chtml.js'):
         if d.is_dir(): shutil.rmtree(d)
         elif d.exists(): d.unlink()
 
-def prune_theme(static:Path):
-    "Source maps (read only by a browser's developer tools) and the theme's translation catalogues (used while building)."
+_FA_JS = re.compile(r'<script defer src="(?:\.\./)*_static/scripts/fontawesome\.js(?:\?[^"]*)?"></script>\n?')
+
+def prune_theme(out:Path):
+    """Drop what no reader needs: source maps (read only by a browser's developer tools), the theme's translation
+    catalogues (used while building), and Font Awesome's 1.6 MB SVG script, the largest file every page loaded: the
+    theme's stylesheet already draws the same icons from Font Awesome's webfonts."""
+    static = out/'_static'
     for f in static.rglob('*.map'): f.unlink()
     shutil.rmtree(static/'locales', ignore_errors=True)
+    for page in out.rglob('*.html'):
+        html = page.read_text(encoding='utf-8')
+        if 'fontawesome.js' in html: page.write_text(_FA_JS.sub('', html), encoding='utf-8')
+    (static/'scripts'/'fontawesome.js').unlink(missing_ok=True)
 
 def build_offline(out:Path, n_workers=2, printed=None):
     "The site with nbdev's processing, the adapter and Sphinx; the lines it prints are kept in the site's stamp."
@@ -483,7 +492,7 @@ def build_offline(out:Path, n_workers=2, printed=None):
     cmd = [sys.executable, '-m', 'sphinx', '-W', '--keep-going', '-q', '-E', '-b', 'html', '-d', str(SRC/'doctrees'), str(src), str(out)]
     r = subprocess.run(cmd)
     if r.returncode: sys.exit(f'docs: sphinx-build failed (exit {r.returncode}); warnings are errors (-W)')
-    prune_mathjax(out/'_static'/'mathjax'); prune_theme(out/'_static')
+    prune_mathjax(out/'_static'/'mathjax'); prune_theme(out)
     say(f'docs: offline engine: {len(pages)} pages in {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} '
         f'(nbdev processing {t1 - t0:.1f} s, sphinx {time.time() - t1:.1f} s)')
     (out/STAMP).write_text(json.dumps({'engine': 'offline', 'fingerprint': fp, 'pages': manifest, 'seconds': round(time.time() - t0, 1),
