@@ -403,7 +403,7 @@ def test_page_weight(crawl, server):
     2.5 MB: the theme's 1.6 MB Font Awesome script is not shipped (its icons come from the webfonts), MathJax loads one bundle."""
     pages, _ = crawl
     size = lambda u: (SITE/unquote(urlparse(u).path).lstrip('/')).stat().st_size if (SITE/unquote(urlparse(u).path).lstrip('/')).is_file() else 0
-    shared = {u: sum(size(r) for r in set(f['resources']) if '/_static/' in r or r.endswith('searchindex.js'))
+    shared = {u: sum(size(r) for r in set(f['resources']) if '/_static/' in r)
               for u, f in pages.items() if f.get('resources')}
     assert len(shared) > 20 and max(shared.values()) > 0.5e6, 'resources not recorded'
     heavy = {u: round(b / 1e6, 2) for u, b in shared.items() if b > 2.5e6}
