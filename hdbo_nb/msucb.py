@@ -16,11 +16,22 @@ from .embeddings import UnitOptimizer
 from .experiments import Experiment, register_experiment
 
 # %% auto #0
-__all__ = ['PAGE', 'ERRATA_PAGE', 'subspace_matrices', 'concat_zy', 'n_new_subspaces', 'n_subspaces', 'beta_msucb',
-           'full_results', 'log10_finals', 'final_loss', 'acq_seconds', 'random_search_log10', 'theory_cache',
-           'claim_beta_log_d', 'ZDistanceCache', 'SlicePosterior', 'maximize_slices', 'slice_posterior', 'MSUCBCore',
-           'MSUCB', 'digits_weight_problem', 'ramp_loss_problem', 'claim_gamma_factorial', 'sum_variance_ratio',
-           'claim_c1_constant', 'claim_posterior_mean', 'claim_hyper_ellipsoid']
+__all__ = ['PAGE', 'ERRATA_PAGE', 'intro_camelback', 'subspace_matrices', 'concat_zy', 'n_new_subspaces', 'n_subspaces',
+           'beta_msucb', 'full_results', 'log10_finals', 'final_loss', 'acq_seconds', 'random_search_log10',
+           'theory_cache', 'claim_beta_log_d', 'ZDistanceCache', 'SlicePosterior', 'maximize_slices', 'slice_posterior',
+           'MSUCBCore', 'MSUCB', 'digits_weight_problem', 'ramp_loss_problem', 'claim_gamma_factorial',
+           'sum_variance_ratio', 'claim_c1_constant', 'claim_posterior_mean', 'claim_hyper_ellipsoid']
+
+# %% ../nbs/10_msucb.ipynb #76ccdff7
+@register_experiment(name='intro-camelback')
+def intro_camelback(scale:str='full'):
+    "MS-UCB's first regret curve: Camelback on 2 of D = 10 coordinates, last (the y-part) or first (in the z-part); MS-UCB (d = 2) against random search."
+    q = scale == 'quick'
+    problems = {f'camelback-D10-active-{where}': ('augmented-camelback', dict(dim=10, active=act, rescale_to=(-1, 1)))
+                for where, act in (('in-y', 'last'), ('in-z', [0, 1]))}
+    methods = {'MS-UCB (d = 2)': ('ms-ucb', dict(d=2, N0=1, alpha=0)), 'Random search': ('random', {})}
+    return Experiment('intro-camelback', group='msucb', methods=methods, problems=problems, seeds=2 if q else 5,
+                      budget=40 if q else 80)
 
 # %% ../nbs/10_msucb.ipynb #b7d242ad
 def subspace_matrices(D:int, # input dimension
@@ -124,9 +135,9 @@ def random_search_log10(res, pl:str) -> np.ndarray:
     return np.array([np.log10(optimize(P, 'random', budget=e.budget_for(pl), rng=s).simple_regret()[-1]) for s in e.seeds])
 
 def theory_cache(name:str, cache_dir:str='results') -> dict:
-    "A theory check's numbers, cached by this notebook in `results/msucb/theory_<name>.json`."
+    "A theory check's numbers, cached by the theory notebook in `results/msucb/theory_<name>.json`."
     path = os.path.join(os.fspath(cache_dir), 'msucb', f'theory_{name}.json')
-    if not os.path.exists(path): raise FileNotFoundError(f"{path} missing: execute 10_msucb.ipynb (its slow cells write it)")
+    if not os.path.exists(path): raise FileNotFoundError(f"{path} missing: execute 11_msucb_theory.ipynb (its slow cells write it)")
     with open(path) as fh: return json.load(fh)
 
 # %% ../nbs/10_msucb.ipynb #9899ff0c

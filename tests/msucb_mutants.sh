@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Break each rule of MS-UCB (Algorithm 1 and the choices around it) once and check that the tests notice (run from the
+# project's root, with ../shared beside it).
+M=hdbo_nb/msucb.py
+T=tests/test_msucb.py
+python ../shared/tools/mutants.py $T::test_steps_match_a_direct_implementation $T::test_beta_values $T::test_card_Z \
+ $T::test_incumbent_z_added_once $T::test_box_run_is_the_unit_run_mapped $T::test_nan_is_recorded_and_ignored $T::test_cache_exact_at_high_D \
+ -m $M "return np.concatenate([z, y], axis=-1)" "return np.concatenate([y, z], axis=-1)" "slice layout: x = concat(y, z)" \
+ -m $M "gp.X[:, D - d:]" "gp.X[:, :d]" "slice layout: the posterior reads y from the first d coordinates" \
+ -m $M "self._Xz[n0:n0 + k] = Xnew[:, :self.p]" "self._Xz[n0:n0 + k] = Xnew[:, self.D - self.p:]" "slice layout: the cache reads z from the last coordinates" \
+ -m $M "+ 2 * d * np.log(2 * b * d * np.sqrt(np.log(6 * D * a / delta)) * t ** 2))" "+ 2 * d * np.log(2 * b * d * np.sqrt(np.log(2 * D * a / delta)) * t ** 2))" "beta_t: Lemma 3's 2Da in place of 6Da" \
+ -m $M "(2 * np.log(np.pi ** 2 * t ** 2 / delta)" "(2 * np.log(np.pi ** 2 * t ** 2 / (3 * delta))" "beta_t: pi^2 t^2 / (3 delta)" \
+ -m $M "+ 2 * d * np.log(2 * b * d * np.sqrt(np.log(6 * D * a / delta)) * t ** 2))" "+ 2 * D * np.log(2 * b * D * np.sqrt(np.log(6 * D * a / delta)) * t ** 2))" "beta_t: D in place of d" \
+ -m $M "sd, sb = np.sqrt(var), math.sqrt(beta)" "sd, sb = np.sqrt(var), beta" "beta_t in place of its square root" \
+ -m $M "return int(N0 * t ** alpha)" "return int(N0 * (t + 1) ** alpha)" "N_t = N0 (t+1)^alpha" \
+ -m $M "Znew = self.rng.uniform(-1, 1, (n_new_subspaces(t, self.N0, self.alpha), self.D - self.d))" "Znew = self.rng.uniform(-1, 1, (n_new_subspaces(max(t - 1, 1), self.N0, self.alpha), self.D - self.d))" "N_t read at t - 1" \
+ -m $M "j, y, val = maximize_slices(post, beta, self.rng," "j, y, val = maximize_slices(post, 0., self.rng," "the posterior mean in place of the UCB" \
+ -m $M "if not np.any(np.all(self.cache.Z == z_inc, axis=1)): Znew = np.vstack([Znew, z_inc])" "Znew = np.vstack([Znew, z_inc])" "incumbent z appended every iteration (duplicates)" \
+ -m $M "beta = self.beta(t)" "beta = self.beta(t + 1)" "beta_t off by one (beta_{t+1})" \
+ -m $M "if len(self.U) < self.n_init:" "if len(self.U) <= self.n_init:" "one initial point too many (t off by one)" \
+ -m $M "if not np.isfinite(y): return" "if y is None: return" "a NaN value reaches the GP"
