@@ -4,7 +4,7 @@
 M=hdbo_nb/msucb.py
 T=tests/test_msucb.py
 python ../shared/tools/mutants.py $T::test_steps_match_a_direct_implementation $T::test_beta_values $T::test_card_Z \
- $T::test_incumbent_z_added_once $T::test_box_run_is_the_unit_run_mapped $T::test_nan_is_recorded_and_ignored $T::test_cache_exact_at_high_D \
+ $T::test_incumbent_z_added_once $T::test_box_run_is_the_unit_run_mapped $T::test_nan_is_recorded_and_ignored $T::test_cache_exact_at_high_D $T::test_batched_scores_every_slice \
  -m $M "return np.concatenate([z, y], axis=-1)" "return np.concatenate([y, z], axis=-1)" "slice layout: x = concat(y, z)" \
  -m $M "gp.X[:, D - d:]" "gp.X[:, :d]" "slice layout: the posterior reads y from the first d coordinates" \
  -m $M "self._Xz[n0:n0 + k] = Xnew[:, :self.p]" "self._Xz[n0:n0 + k] = Xnew[:, self.D - self.p:]" "slice layout: the cache reads z from the last coordinates" \
@@ -18,4 +18,6 @@ python ../shared/tools/mutants.py $T::test_steps_match_a_direct_implementation $
  -m $M "if not np.any(np.all(self.cache.Z == z_inc, axis=1)): Znew = np.vstack([Znew, z_inc])" "Znew = np.vstack([Znew, z_inc])" "incumbent z appended every iteration (duplicates)" \
  -m $M "beta = self.beta(t)" "beta = self.beta(t + 1)" "beta_t off by one (beta_{t+1})" \
  -m $M "if len(self.U) < self.n_init:" "if len(self.U) <= self.n_init:" "one initial point too many (t off by one)" \
- -m $M "if not np.isfinite(y): return" "if y is None: return" "a NaN value reaches the GP"
+ -m $M "if not np.isfinite(y): return" "if y is None: return" "a NaN value reaches the GP" \
+ -m $M "per = max(1, max_evals // m)" "per = max_evals // m" "batched: a slice may get no score when max_evals < |Z_t|" \
+ -m $M "idx = np.repeat(np.arange(m), per)" "idx = np.repeat(np.arange(m)[:max_evals], per)" "batched: only the first max_evals slices scored"

@@ -183,3 +183,19 @@ def test_steps_match_a_direct_implementation(N0, alpha):
             Z_prev = Z
         X.append(x); u.append(f(x)); core.tell(x, u[-1])
     assert won_by_sd >= 1   # the check above separates the UCB from the posterior mean on this instance
+
+
+def test_batched_scores_every_slice():
+    "mode='batched' scores at least one random y in every slice, even when max_evals < |Z_t|, and returns the UCB of its point."
+    from hdbo_nb.msucb import maximize_slices
+    rng = np.random.default_rng(3); D, d = 6, 2
+    X = rng.uniform(-1, 1, (12, D))
+    gp = GP(Matern(2.5, 1.), noise=1e-4).fit(X, np.sin(X.sum(1)), optimize=False)
+    post = slice_posterior(gp, ZDistanceCache(D, d).add_x(X).add_z(rng.uniform(-1, 1, (40, D - d))))
+    seen, ucb = [], post.ucb
+    def spy(idx, Y, beta, grad=False):
+        seen.append(np.array(idx)); return ucb(idx, Y, beta, grad)
+    post.ucb = spy
+    j, y, v = maximize_slices(post, 4., rng=0, max_evals=10)
+    assert set(np.concatenate(seen).tolist()) == set(range(40))
+    assert np.isclose(ucb([j], y[None], 4.)[0], v, rtol=1e-12)
