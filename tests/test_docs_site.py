@@ -322,6 +322,16 @@ def test_sidebar_groups_toolkit_baselines_and_papers(site, server, browser):
     assert captions[:2] == ['Toolkit', 'Baselines'], captions
     for name in PAPERS: assert any(c.startswith(name + ' (') for c in captions), (name, captions)
 
+def test_one_search_field(site, server, browser):
+    "One search field or button in view at a desktop and a phone width (the theme's empty top bar with a second one is hidden)."
+    page, _ = _open(browser, server + 'index.html')
+    count = "() => [...document.querySelectorAll('.search-button-field, .search-button__button')].filter(e => e.getBoundingClientRect().height > 0).length"
+    wide = page.evaluate(count)
+    page.set_viewport_size({'width': 390, 'height': 844}); page.wait_for_timeout(200)
+    narrow = page.evaluate(count)
+    page.close()
+    assert wide == 1 and narrow == 1, (wide, narrow)
+
 def test_api_signatures_wrap(crawl):
     "API signatures (show_doc) wrap in the text column instead of scrolling sideways."
     pages, _ = crawl
