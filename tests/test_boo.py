@@ -60,7 +60,7 @@ def test_claims_evaluate_on_the_committed_cache():
     from pathlib import Path
     from hdbo_nb.claims import evaluate_claims, VERDICTS
     res = evaluate_claims('boo', Path(__file__).resolve().parents[1] / 'results')
-    assert len(res) == 19, [r.claim.id for r in res]
+    assert len(res) >= 19, [r.claim.id for r in res]     # the theory notebook may register more
     assert {r.claim.kind for r in res} == {'experiment', 'theory', 'erratum'}
     bad = {r.claim.id: r.error for r in res if r.measurement is None}
     assert not bad, bad
