@@ -107,3 +107,15 @@ def test_site_tests_cannot_skip_in_ci():
     assert r.returncode == 0 and '1 skipped' in r.stdout, r.stdout[-500:]
     r = run(HDBO_REQUIRE_BROWSER='1')
     assert r.returncode != 0 and 'HDBO_REQUIRE_BROWSER=1 but Chromium is missing' in r.stdout + r.stderr, r.stdout[-500:]
+
+def test_a_notebook_saved_during_a_build_is_processed_again(tmp_path, monkeypatch):
+    "nbdev's cache goes by modification times; the build also compares contents, so no page stays stale."
+    import json
+    monkeypatch.setattr(docs, 'PROC_DIGESTS', tmp_path/'digests.json')
+    (tmp_path/'digests.json').write_text(json.dumps({'nbs/a.ipynb': '1', 'nbs/b.ipynb': '2'}))
+    cache = tmp_path/'_proc'; cache.mkdir()
+    for n in 'abc': (cache/f'{n}.ipynb').write_text('{}')
+    docs.forget_stale_proc({'nbs/a.ipynb': '1', 'nbs/b.ipynb': 'changed', 'nbs/c.ipynb': 'unknown'}, cache)
+    assert sorted(p.name for p in cache.iterdir()) == ['a.ipynb']
+    now = docs.notebook_digests()
+    assert docs.fingerprint(now) == docs.fingerprint() != docs.fingerprint(dict(now, **{'nbs/index.ipynb': 'other'}))

@@ -66,9 +66,10 @@ def proc(n_workers:int=2, noise:list=None) -> Path:
     if text: print(text, file=sys.stderr)
     if noise is not None: noise += text.splitlines() if text else []
     if err is not None:
-        sys.exit(f"docs: nbdev could not process the notebooks:\n{err}\nWhile rendering, nbdev runs only the cells "
-                 "that export, import or show_doc; a cell that mixes imports with code using earlier variables "
-                 "fails here (and in nbdev_docs): put its imports in a cell of their own.")
+        cause = f'\n{type(err.__cause__).__name__}: {err.__cause__}' if err.__cause__ else ''
+        sys.exit(f"docs: nbdev could not process the notebooks:\n{err}{cause}\nWhile rendering, nbdev runs only the cells "
+                 "that export, import or show_doc: a show_doc of a name no exported cell defines, or a cell that mixes "
+                 "imports with code using earlier variables, fails here (and in nbdev_docs).")
     return Path(cache)
 
 def proc_one(nb_path) -> dict:
@@ -420,14 +421,34 @@ html_copy_source = html_show_sourcelink = False
 html_last_updated_fmt = None
 """
 
-def fingerprint():
-    "A hash of everything the site is built from: notebooks and assets, the package, settings, this script."
+def _digest(p:Path): return hashlib.sha256(p.read_bytes()).hexdigest()
+
+def _inputs():
+    return [p for d in ('nbs', 'hdbo_nb') for p in sorted((ROOT/d).rglob('*'))
+            if p.is_file() and '__pycache__' not in p.parts and not any(s.startswith('.') for s in p.relative_to(ROOT).parts)]
+
+def notebook_digests():
+    "{'nbs/01_gp.ipynb': sha256 of its bytes} for every notebook under nbs/: what a build reads."
+    return {p.relative_to(ROOT).as_posix(): _digest(p) for p in _inputs() if p.suffix == '.ipynb'}
+
+def fingerprint(notebooks:dict=None):
+    """A hash of everything the site is built from: notebooks (as in `notebooks`, the digests a build took before it read
+    them, else as they are now), the other files of nbs/, the package, settings, this script."""
     h = hashlib.sha256()
-    files = [p for d in ('nbs', 'hdbo_nb') for p in sorted((ROOT/d).rglob('*'))
-             if p.is_file() and '__pycache__' not in p.parts and not any(s.startswith('.') for s in p.relative_to(ROOT).parts)]
-    for p in files + [ROOT/'settings.ini', Path(__file__).resolve()]:
-        h.update(str(p.relative_to(ROOT)).encode()); h.update(p.read_bytes())
+    for rel, d in sorted((notebook_digests() if notebooks is None else notebooks).items()): h.update(rel.encode()); h.update(d.encode())
+    for p in [p for p in _inputs() if p.suffix != '.ipynb'] + [ROOT/'settings.ini', Path(__file__).resolve()]:
+        h.update(p.relative_to(ROOT).as_posix().encode()); h.update(_digest(p).encode())
     return h.hexdigest()
+
+PROC_DIGESTS = ROOT/'.cache'/'docs'/'proc-digests.json'
+
+def forget_stale_proc(digests:dict, cache:Path=ROOT/'_proc'):
+    """nbdev re-processes a notebook only when it is newer than its folder _proc/, which it touches when it finishes: a
+    notebook saved while nbdev runs would stay stale for good. Delete the processed copy of every notebook whose content
+    differs from what the last build read (all of them when that is unknown), so that nbdev processes it again."""
+    old = json.loads(PROC_DIGESTS.read_text()) if PROC_DIGESTS.exists() else {}
+    for rel, d in digests.items():
+        if old.get(rel) != d: (cache/Path(rel).relative_to('nbs')).unlink(missing_ok=True)
 
 def prune_mathjax(mj:Path, keep:str='tex-chtml.js'):
     """The pages load one MathJax bundle (`keep`, CommonHTML output); the other bundles, the SVG output and the node
@@ -457,10 +478,13 @@ def build_offline(out:Path, n_workers=2, printed=None):
     "The site with nbdev's processing, the adapter and Sphinx; the lines it prints are kept in the site's stamp."
     t0, printed, noise = time.time(), list(printed or []), []
     def say(line): print(line); printed.append(line)
+    digests = notebook_digests()            # before nbdev reads them: a notebook saved during the build counts as changed
+    forget_stale_proc(digests)
     cache = proc(n_workers, noise)
-    t1, fp = time.time(), fingerprint()     # after proc, which refreshes sidebar.yml, nbdev.yml and _modidx.py
+    PROC_DIGESTS.parent.mkdir(parents=True, exist_ok=True); PROC_DIGESTS.write_text(json.dumps(digests, indent=0))
+    t1, fp = time.time(), fingerprint(digests)   # after proc, which refreshes nbdev.yml and _modidx.py
     cfg = _settings()
-    groups = page_groups(cache/'sidebar.yml', notebooks(cfg.nbs_path), say)
+    groups = page_groups(cfg.nbs_path/'sidebar.yml', notebooks(cfg.nbs_path), say)
     pages = load_pages(cache, groups)
     site = Site(cfg, {p: html for p, (html, _, _) in pages.items()}, {html: anchors(nb) for html, _, nb in pages.values()})
     src = SRC/'src'
