@@ -119,6 +119,8 @@ def crawl(site, server, browser):
                   math: document.querySelectorAll('mjx-container').length,
                   sig_scroll: [...document.querySelectorAll('.highlight-python pre')].filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 2).length,
                   blocks: BLOCKS(),
+                  toc_cut: (sb => sb ? [...sb.querySelectorAll('nav a')].filter(a => a.getBoundingClientRect().right > sb.getBoundingClientRect().right + 1)
+                                       .map(a => a.textContent.trim()) : [])(document.querySelector('.bd-sidebar-secondary')),
                   resources: performance.getEntriesByType('resource').map(e => e.name),
                   toc: [...document.querySelectorAll('#pst-page-toc-nav a')].map(a => a.getAttribute('href')),
                   api: [...document.querySelectorAll('.bd-article section > h3')].filter(h => /^[A-Za-z_][\\w.]*$/.test(h.firstChild.textContent.trim()))
@@ -425,6 +427,12 @@ def test_api_entries_are_in_the_contents_of_every_page(crawl):
     assert sum(len(f.get('api', [])) for f in pages.values()) > 400, 'API entries not found'
     bad = {u: missing[:5] for u, f in pages.items() if (missing := [i for i in f.get('api', []) if '#' + i not in f['toc']])}
     assert not bad, f'API entries missing from the page contents: {bad}'
+
+def test_page_contents_fit_their_column(crawl):
+    "At 1280 px the page's contents list (its sections and API entries) fits its column: no entry is cut at the right."
+    pages, _ = crawl
+    bad = {u.rsplit('/', 1)[-1]: f['toc_cut'][:5] for u, f in pages.items() if f.get('toc_cut')}
+    assert not bad, f'contents entries running past their column: {bad}'
 
 def test_every_api_entry_has_a_source_link(site):
     """Each API entry of a public function, class or method (methods attached after their class too) carries a link to its

@@ -382,6 +382,8 @@ a[style*="float:right"] { font-size: smaller; }
    scrolling sideways; at 0.75rem a line of 110 characters fits the column at 1280 px */
 .bd-article .highlight pre, .bd-article .cell_output pre { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.75rem; }
 .bd-sidebar-primary { width: 15rem; flex-basis: 15rem; } .bd-sidebar-secondary { width: 13rem; flex-basis: 13rem; }
+.bd-sidebar-secondary .sidebar-secondary-item { min-width: 0; }   /* the contents list fits its column: long names wrap */
+.bd-sidebar-secondary nav a { overflow-wrap: anywhere; }
 #pst-header { display: none; }   /* pydata's top bar holds only a second search field (the sidebar and the article header have one) */
 """
 
