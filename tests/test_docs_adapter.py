@@ -119,3 +119,23 @@ def test_a_notebook_saved_during_a_build_is_processed_again(tmp_path, monkeypatc
     assert sorted(p.name for p in cache.iterdir()) == ['a.ipynb']
     now = docs.notebook_digests()
     assert docs.fingerprint(now) == docs.fingerprint() != docs.fingerprint(dict(now, **{'nbs/index.ipynb': 'other'}))
+
+def test_every_public_name_renders_with_show_doc():
+    """nbdev renders an entry for every exported name with show_doc while it builds the site; one that raises (fastcore's
+    docments fails, e.g., on a numpy-array default) stops the whole build. Checked here for every module, without a build."""
+    import importlib, inspect, pkgutil, hdbo_nb
+    from nbdev.showdoc import show_doc
+    bad, n = [], 0
+    for mi in pkgutil.iter_modules(hdbo_nb.__path__):
+        mod = importlib.import_module(f'hdbo_nb.{mi.name}')
+        for name in getattr(mod, '__all__', []):
+            o = getattr(mod, name, None)
+            if not (inspect.isfunction(o) or inspect.isclass(o)) or getattr(o, '__module__', None) != mod.__name__: continue
+            objs = [(name, o)] + [(f'{name}.{k}', v) for k, v in vars(o).items() if inspect.isclass(o) and not k.startswith('_')
+                                  and inspect.isfunction(getattr(v, '__func__', v))]
+            for qual, obj in objs:
+                n += 1
+                try: show_doc(getattr(obj, '__func__', obj), name=qual)
+                except Exception as e: bad.append(f'{mod.__name__}.{qual}: {type(e).__name__}: {str(e)[:80]}')
+    assert n > 400, n
+    assert not bad, 'show_doc fails (the docs build would stop) for:\n' + '\n'.join(bad)
