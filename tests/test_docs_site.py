@@ -74,6 +74,7 @@ def browser():
             u = urlparse(route.request.url)
             if u.scheme in ('file', 'data', 'blob', 'about') or u.hostname in LOCAL_HOSTS: route.continue_()
             else: outside.append(route.request.url); route.abort()
+        ctx.set_default_navigation_timeout(120_000); ctx.set_default_timeout(60_000)   # a shared, busy machine is slow, not broken
         ctx.route('**/*', guard)
         ctx.outside = outside
         ctx.failed = []    # local requests (scripts, fonts, figures) that the server could not satisfy
