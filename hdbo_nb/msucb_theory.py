@@ -302,7 +302,7 @@ def prop1_summary(c:dict # the 'tc2' cache
                 width_late=float(np.median(np.concatenate([late(r, 'width') for r in runs]))),
                 ratio_T=[float(prop1_bound(r)[-1] / max(r['r'][-1], 1e-12)) for r in runs])
 
-# %% ../nbs/11_msucb_theory.ipynb #th0405f6
+# %% ../nbs/11_msucb_theory.ipynb #th04221e
 @register_claim('msucb', 'prop1', 'Supplement, Proposition 1 (Eq. 9–10, Lemmas 2–4)', """With probability ≥ 1 − δ, at every
     iteration r_t ≤ 2√β_t σ_{t−1}(x_t) + 1/t² + Term 1, Term 1 = f(x*) − f(Ay* + Bz_t*) for the slice z_t* nearest
     z* (the regret decomposition behind Theorems 1 and 2).""", f'{PAGE}#tc2-proposition-1-step-by-step-on-gp-sample-paths',
@@ -316,7 +316,7 @@ def claim_prop1(cache_dir='results'):
                           f"({s['frac']:.3f} of all iterations); at uniform points instead of x_t it holds at {s['frac_rand']:.2f}; median "
                           f"over t > 30 of r_t {s['r_late']:.3f}, of 2√β_t σ_t−1(x_t) {s['width_late']:.3f}, of Term 1 {s['term1_late']:.4f}", note)
 
-# %% ../nbs/11_msucb_theory.ipynb #th044871
+# %% ../nbs/11_msucb_theory.ipynb #th046e6e
 def confidence_violations(r:dict, # one `prop1_terms` run
                           a:float, b:float, D:int, d:int, delta:float=0.1) -> dict:
     "Per t: Lemma 2 violated at x_t, Lemma 3 violated at x_t* and at x*; and the standardised errors at x_t."
@@ -327,7 +327,7 @@ def confidence_violations(r:dict, # one `prop1_terms` run
     return dict(lemma2=r['f_x'] < r['mu_x'] - np.sqrt(b0) * r['sd_x'], lemma3_slice=r['f_s'] > r['mu_s'] + np.sqrt(b1) * r['sd_s'],
                 lemma3_opt=r['f_opt'] > r['mu_opt'] + np.sqrt(b1) * r['sd_opt'], z=(r['f_x'] - r['mu_x']) / r['sd_x'])
 
-# %% ../nbs/11_msucb_theory.ipynb #th046e6e
+# %% ../nbs/11_msucb_theory.ipynb #th048141
 def lemma23_summary(c:dict # a `prop1_runs` cache ('tc2', 'd0_alpha0', ...)
                    ) -> dict:
     "Runs with some violation of each lemma, its binomial p-value under the rate δ, and the standardised errors' moments."
@@ -342,7 +342,7 @@ def lemma23_summary(c:dict # a `prop1_runs` cache ('tc2', 'd0_alpha0', ...)
     out.update(z_mean=float(z.mean()), z_std=float(z.std()), z_n=len(z), z_out1=float(np.mean(np.abs(z) > 1)))
     return out
 
-# %% ../nbs/11_msucb_theory.ipynb #th047dea
+# %% ../nbs/11_msucb_theory.ipynb #th049262
 def calibration_uniform(seeds, n_train:int=100, n_test:int=500, D:int=3, ell:float=0.5, noise_std:float=0.01) -> np.ndarray:
     "Standardised errors (f - mu)/sigma of the true-kernel GP at uniform points, given uniform noisy data of each path."
     from hdbo_nb.gp import GP
@@ -356,7 +356,7 @@ def calibration_uniform(seeds, n_train:int=100, n_test:int=500, D:int=3, ell:flo
         out.append((f(Xt) - mu) / sd)
     return np.concatenate(out)
 
-# %% ../nbs/11_msucb_theory.ipynb #th049262
+# %% ../nbs/11_msucb_theory.ipynb #th051d3c
 @register_claim('msucb', 'lemmas2-3', 'Lemmas 2 and 3 (Eq. 11, 12; supplement, Eq. 16)', """The confidence bounds hold at
     every t with probability ≥ 1 − δ: f(x_t) ≥ μ_{t−1}(x_t) − √β⁰_t σ_{t−1}(x_t) at the queries (Lemma 2) and
     f(x) ≤ μ_{t−1}(x) + √β¹_t σ_{t−1}(x) at the points of the slice nearest z* (Lemma 3).""",
@@ -369,7 +369,7 @@ def claim_lemmas23(cache_dir='results'):
                           f"x_t* {s['lemma3_slice']}, at x* {s['lemma3_opt']} (δ = {c['params']['delta']}); standardised errors at the "
                           f"queries: mean {s['z_mean']:.3f}, std {s['z_std']:.3f}", note)
 
-# %% ../nbs/11_msucb_theory.ipynb #th053f31
+# %% ../nbs/11_msucb_theory.ipynb #th055955
 def greedy_information_gain(T:int, D:int=3, ell:float=0.5, noise_std:float=0.01, n_cand:int=2048) -> np.ndarray:
     """I_t of the greedy (largest posterior variance) choice among `n_cand` Sobol points of [-1,1]^D, t = 1..T: a
     (1 - 1/e)-approximation of the information gain γ_t on that set (Srinivas et al. 2010, Sec. 5)."""
@@ -402,7 +402,7 @@ def prop4_bound(T, # horizon(s)
     else: z = c * n / (n - alpha - 1) * T ** (1 - (alpha + 1) / n)
     return np.sqrt(np.asarray(beta_T) * C1 * T * np.asarray(gamma_T)) + z + math.pi ** 2 / 6
 
-# %% ../nbs/11_msucb_theory.ipynb #th055955
+# %% ../nbs/11_msucb_theory.ipynb #th057fb6
 def prop4_summary(c:dict # a `prop1_runs` cache
                  ) -> dict:
     "R_t of each run against Proposition 4's bound (γ_t from the greedy estimate), I_T of the runs, random search's R_T."
@@ -416,7 +416,7 @@ def prop4_summary(c:dict # a `prop1_runs` cache
     return dict(t=t, R=R, bound=bound, gamma=gam, I=I, R_random=np.array(c['R_random']), gp_part=gp_part,
                 holds=bool(np.all(R <= bound)), ratio=bound[-1] / R[:, -1], random_below=float(np.mean(np.array(c['R_random'])[:, -1] <= bound[-1])))
 
-# %% ../nbs/11_msucb_theory.ipynb #th057fb6
+# %% ../nbs/11_msucb_theory.ipynb #th05923c
 @register_claim('msucb', 'prop4', 'Supplement, Proposition 4 (and Theorem 1)', """With probability ≥ 1 − δ the cumulative
     regret satisfies R_T ≤ √(β_T C1 T γ_T) + 2v0 (D−d)/(D−d−α−1) (log(6/δ)/N0)^{1/(D−d)} T^{1−(α+1)/(D−d)} + π²/6
     (for 0 ≤ α < D−d−1).""", f'{PAGE}#proposition-4-the-cumulative-regret-bound-along-a-run', kind='theory')
@@ -429,7 +429,7 @@ def claim_prop4(cache_dir='results'):
                           f"from {s['ratio'].min():.1f} to {s['ratio'].max():.1f}; I_T of the runs {s['I'][:, -1].min():.0f}–{s['I'][:, -1].max():.0f} "
                           f"nats, greedy estimate γ̂_T = {s['gamma'][-1]:.0f}", note)
 
-# %% ../nbs/11_msucb_theory.ipynb #th06150c
+# %% ../nbs/11_msucb_theory.ipynb #th063922
 def cumulative_regret_runs(configs, # [(N0, alpha), ...]
                            seeds, # sample-path seeds
                            T:int=60, D:int=3, d:int=1, ell:float=0.5, noise_std:float=0.01,
@@ -470,7 +470,7 @@ def loglog_slope(R, # R_t for t = 1..T
     R = np.asarray(R, float); t = np.arange(1, len(R) + 1); s = (len(R) // 2 if start is None else start) - 1
     return float(np.polyfit(np.log(t[s:]), np.log(R[s:]), 1)[0])
 
-# %% ../nbs/11_msucb_theory.ipynb #th064f36
+# %% ../nbs/11_msucb_theory.ipynb #th066f91
 def tc3_summary(c2:dict, # the 'tc2' cache (exact step, alpha = 0)
                 c3:dict, # the 'tc3' cache (batched maximiser, several (N0, alpha))
                ) -> dict:
@@ -484,7 +484,7 @@ def tc3_summary(c2:dict, # the 'tc2' cache (exact step, alpha = 0)
                 slope_alpha={k: loglog_slope(r) for k, r in R3.items()}, slope_random_alpha=loglog_slope(Rr3),
                 avg_alpha={k: float(r[-1] / len(r)) for k, r in R3.items()}, avg_random_alpha=float(Rr3[-1] / len(Rr3)))
 
-# %% ../nbs/11_msucb_theory.ipynb #th066f91
+# %% ../nbs/11_msucb_theory.ipynb #th0684df
 @register_claim('msucb', 'thm1-sublinear', 'Theorem 1', """The cumulative regret R_T of MS-UCB grows sublinearly in T
     for every α ≥ 0 (R_T/T → 0), at the rate O*(√(dTγ_T) + …T^{1−(α+1)/(D−d)}).""",
                 f'{PAGE}#tc3-sublinear-cumulative-regret-and-the-alpha-trade-off', kind='theory')
@@ -500,7 +500,7 @@ def claim_thm1_sublinear(cache_dir='results'):
                           f"against {s['avg_random']:.3f}; batched runs (T = 60) " + ', '.join(f"({k}): {x:.2f}" for k, x in s['slope_alpha'].items())
                           + f", random search {s['slope_random_alpha']:.2f}", note)
 
-# %% ../nbs/11_msucb_theory.ipynb #th071f30
+# %% ../nbs/11_msucb_theory.ipynb #th0738d2
 def thm5_summary(cache_dir='results') -> dict:
     "Slopes of log R_T (second half) for d = 0, α = 0 and 1, with the predicted ones, and the paired comparison with random search."
     out = {}
@@ -515,7 +515,7 @@ def thm5_summary(cache_dir='results') -> dict:
                                   c['params']['a'], c['params']['b'], D, 0, 1, al, c['params']['delta'], c['params']['noise_std']))))
     return out
 
-# %% ../nbs/11_msucb_theory.ipynb #th0738d2
+# %% ../nbs/11_msucb_theory.ipynb #th07537e
 @register_claim('msucb', 'thm5-d0', 'Supplement, Theorem 5 (d = 0); Discussion, On Dimension d', """With d = 0 (the UCB
     maximised over the sampled points only) MS-UCB keeps a sublinear regret, R_T = O*(√(Tγ_T) + D²/(D−α−1) T^{1−(α+1)/D})
     for α < D − 1.""", f'{PAGE}#theorem-5-the-d-0-case', kind='theory')
@@ -545,7 +545,7 @@ def best_regret_runs(problem_fn, # D -> Problem (any box; mapped to [-1,1]^D)
             out[D, seed] = dict(regret=np.array(reg), n_subspaces=np.array(nz))
     return out
 
-# %% ../nbs/11_msucb_theory.ipynb #th079a23
+# %% ../nbs/11_msucb_theory.ipynb #th0812cc
 def effective_dim_runs(Ds, seeds, T:int=30, n_init:int=10, d:int=2, N0:int=1, alpha:int=1, n_random:int=200,
                        ackley_seeds=(0, 1, 2, 3)) -> dict:
     """Final best-so-far regret of MS-UCB on the augmented Camelback (active coordinates in z, the first two) and on
@@ -568,7 +568,7 @@ def effective_dim_runs(Ds, seeds, T:int=30, n_init:int=10, d:int=2, N0:int=1, al
                 ackley_curve={D: _r6(np.mean([ack[D, s]['regret'] for s in ackley_seeds], 0)) for D in Ds},
                 random_camelback=rs)
 
-# %% ../nbs/11_msucb_theory.ipynb #th0812cc
+# %% ../nbs/11_msucb_theory.ipynb #th0832be
 def tc4_summary(c:dict # the 'tc4' cache
                ) -> dict:
     "Final regret per D: MS-UCB (mean ± se) on the Camelback, random search, Ackley, and where MS-UCB is significantly lower."
@@ -579,7 +579,7 @@ def tc4_summary(c:dict # the 'tc4' cache
                 ack={D: m(c['ackley'][D])[0] for D in Ds},
                 lower={D: significantly_lower(*cam[D], *rs[D]) for D in Ds})
 
-# %% ../nbs/11_msucb_theory.ipynb #th0832be
+# %% ../nbs/11_msucb_theory.ipynb #th0861c9
 @register_claim('msucb', 'thm2-effective', 'Theorem 2', """If f has a d_e-dimensional effective subspace, MS-UCB's regret
     bound depends on d_e in place of D − d: the regret does not grow with D.""",
                 f'{PAGE}#tc4-regret-independent-of-d-for-an-effective-dimension-function-theorem-2', kind='theory')
@@ -595,14 +595,14 @@ def claim_thm2_effective(cache_dir='results'):
                           f"({c['params']['n_random']} runs); significantly lower at D = {', '.join(D for D in Ds if s['lower'][D]) or 'none'}; "
                           "full-dimensional Ackley, for contrast, " + ', '.join(f"{s['ack'][D]:.2f}" for D in Ds), note)
 
-# %% ../nbs/11_msucb_theory.ipynb #th087e5e
+# %% ../nbs/11_msucb_theory.ipynb #th09073e
 def beta_ratio(Ds, # input dimensions
                d:int, t:int=100, delta:float=0.1, a:float=1., b:float=1.) -> np.ndarray:
     "sqrt(beta_t of GP-UCB (Srinivas et al., Thm 2, r = 2) / beta_t of MS-UCB) at each D."
     return np.array([math.sqrt(float(beta_srinivas_continuous(t, D, delta, a, b, r=2.)) / float(beta_msucb(t, D, d, delta, a, b)))
                      for D in Ds])
 
-# %% ../nbs/11_msucb_theory.ipynb #th089347
+# %% ../nbs/11_msucb_theory.ipynb #th092058
 @register_claim('msucb', 'beta-sqrt-d', 'Discussion, On the Number of Subspaces', """MS-UCB's cumulative-regret bound
     O*(√(dTγ_T)) is tighter than GP-UCB's O*(√(DTγ_T)) by the factor √D: GP-UCB's β_t grows linearly in D, MS-UCB's
     does not.""", f'{PAGE}#gp-ucbs-beta_t-beside-ms-ucbs-the-sqrt-d-factor', kind='theory')
