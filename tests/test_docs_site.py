@@ -335,6 +335,25 @@ def test_one_search_field(site, server, browser):
     page.close()
     assert wide == 1 and narrow == 1, (wide, narrow)
 
+def test_sidebar_toggles_work(site, server, browser):
+    """The sidebar buttons a reader sees: on a phone they open the site's navigation and the page's contents as panels, on a
+    desktop the first one folds the navigation away."""
+    page, _ = _open(browser, server + 'gp.html')
+    page.set_viewport_size({'width': 390, 'height': 844})
+    visible = lambda sel: page.locator(sel + ':visible')
+    for toggle, modal in (('.primary-toggle', '#pst-primary-sidebar-modal'), ('.secondary-toggle', '#pst-secondary-sidebar-modal')):
+        assert visible(toggle).count() == 1, toggle
+        visible(toggle).first.click()
+        page.wait_for_function(f"() => document.querySelector('{modal}').open")
+        assert page.locator(modal + ' a:visible').count() > 5, modal
+        page.keyboard.press('Escape')
+        page.wait_for_function(f"() => !document.querySelector('{modal}').open")
+    page.set_viewport_size({'width': 1280, 'height': 900})
+    assert page.locator('.bd-sidebar-primary a:visible').count() > 10
+    visible('.primary-toggle').first.click()
+    page.wait_for_function("() => document.querySelector('#pst-primary-sidebar').classList.contains('pst-sidebar-hidden')")
+    page.close()
+
 def test_api_signatures_wrap(crawl):
     "API signatures (show_doc) wrap in the text column instead of scrolling sideways."
     pages, _ = crawl

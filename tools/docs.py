@@ -387,7 +387,7 @@ a[style*="float:right"] { font-size: smaller; }
 #pst-header { display: none; }   /* pydata's top bar holds only a second search field (the sidebar and the article header have one) */
 """
 
-SEARCH_JS = """// Search result snippets from the page's article, not from the theme's navigation and contents list.
+SITE_JS = """// Search result snippets from the page's article, not from the theme's navigation and contents list.
 document.addEventListener('DOMContentLoaded', () => {
   if (typeof Search === 'undefined' || !Search.htmlToText) return;
   const original = Search.htmlToText;
@@ -397,6 +397,16 @@ document.addEventListener('DOMContentLoaded', () => {
                          '.bd-footer-article, .prev-next-area, nav').forEach(e => e.remove());
     return original(doc.documentElement.outerHTML, anchor);
   };
+});
+
+// The themes bind their sidebar toggles to the first `.primary-toggle` / `.secondary-toggle` of the page, which sits in
+// pydata's top bar (hidden: it holds only a second search field); the buttons a reader sees are in the article's header.
+// A click on any of them goes to the first one: the sidebar collapses on a desktop and opens as a panel on a phone.
+document.addEventListener('click', e => {
+  const t = e.target.closest && e.target.closest('.primary-toggle, .secondary-toggle');
+  if (!t) return;
+  const first = document.querySelector(t.classList.contains('primary-toggle') ? '.primary-toggle' : '.secondary-toggle');
+  if (first && first !== t) { e.preventDefault(); first.click(); }
 });
 """
 
@@ -418,7 +428,7 @@ html_theme_options = {{'repository_url': {repo!r}, 'use_repository_button': True
                       'home_page_in_toc': True, 'show_toc_level': 2}}
 html_static_path = ['_static']
 html_css_files = ['hdbo.css']
-html_js_files = ['hdbo-search.js']
+html_js_files = ['hdbo.js']
 html_copy_source = html_show_sourcelink = False
 html_last_updated_fmt = None
 """
@@ -514,7 +524,7 @@ def build_offline(out:Path, n_workers=2, printed=None):
     (src/'conf.py').write_text(CONF.format(title=nbd.get('title') or cfg.lib_name, repo=nbd.get('repo-url') or cfg.git_url,
                                              author=cfg.get('author', ''), copyright=cfg.get('copyright', '')))
     (src/'_static'/'hdbo.css').write_text(CSS)
-    (src/'_static'/'hdbo-search.js').write_text(SEARCH_JS)
+    (src/'_static'/'hdbo.js').write_text(SITE_JS)
     if out.exists(): shutil.rmtree(out)
     cmd = [sys.executable, '-m', 'sphinx', '-W', '--keep-going', '-q', '-E', '-b', 'html', '-d', str(SRC/'doctrees'), str(src), str(out)]
     r = subprocess.run(cmd)
