@@ -143,6 +143,8 @@ def msucb_ablation(scale:str='quick'):
 FIG1_PAGE = f'{PAGE}#fig.-1-scalability-full-scale-d-20-50-100'
 FIG1_BASELINES = ('GP-UCB (d = D)', 'GP-UCB', 'Dropout-UCB', 'LineBO', 'SRE', 'REMBO', 'HeSBO')
 
+def _short(pl:str) -> str: return pl.split('-D')[0]
+
 def acq_ratio(res, pl:str, m:str='MS-UCB', ref:str='GP-UCB (d = D)') -> float:
     "Mean acquisition-maximisation time per run of `m` over `ref`'s on panel `pl` (a ratio of the same machine's seconds)."
     return float(acq_seconds(res, m, pl).mean() / acq_seconds(res, ref, pl).mean())
@@ -221,8 +223,6 @@ FIG23_PAGE = f'{PAGE}#fig.-2-and-fig.-3-number-of-subspaces-and-subspace-dimensi
 def acq_evals(res, m:str, pl:str) -> np.ndarray:
     "UCB evaluations MS-UCB's maximiser spent per run (the traces' `acq_evals` summed)."
     return np.array([np.nansum(tr.diagnostics['acq_evals']) for tr in res[(m, pl)]])
-
-def _short(pl:str) -> str: return pl.split('-D')[0]
 
 @register_claim('msucb', 'fig2-subspaces', 'Sec. Experiments, On the number of subspaces, Fig. 2', """At D = 100, d = 5,
     increasing N0 or α (more slices: (10, 0) or (1, 1) against (1, 0)) lowers the regret on the Hyper-Ellipsoid and
