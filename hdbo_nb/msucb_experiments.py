@@ -8,7 +8,7 @@ import math, time, json, functools
 import numpy as np
 from scipy.optimize import minimize
 from .core import as_rng, Problem
-from .msucb import (concat_zy, full_results, log10_finals, final_loss, acq_seconds, random_search_log10,
+from .msucb import (concat_zy, full_results, log10_finals, final_loss, acq_seconds,
                            digits_weight_problem, ramp_loss_problem, _se, _beats, _no_worse, _mean_se)
 from .experiments import Experiment, register_experiment, load_results
 from .functions import get_problem
