@@ -27,9 +27,9 @@ SRC = ROOT/'.cache'/'docs'          # generated Sphinx sources and doctrees (git
 STAMP = '.hdbo-docs.json'           # written into the site: engine and a fingerprint of the inputs
 
 @contextmanager
-def _in_root():
-    "nbdev finds settings.ini from the working directory."
-    old = os.getcwd(); os.chdir(ROOT)
+def _in_root(sub=''):
+    "nbdev finds settings.ini from the working directory (ROOT, or a folder below it: `sub`)."
+    old = os.getcwd(); os.chdir(ROOT/sub)
     try: yield
     finally: os.chdir(old)
 
@@ -38,6 +38,29 @@ def _settings():
     with _in_root(): return get_config()
 
 # ------------------------------------------------------------------ nbdev's processing (no Quarto)
+def _patch_fastcore():
+    """fastcore's docments compares a parameter's default with `!=`, which raises for a numpy-array default and stops
+    nbdev's processing of the whole site: compare by identity (the same answer for every other default)."""
+    import fastcore.docments as fd
+    from inspect import Parameter
+    if getattr(fd._get_full, '_hdbo', False): return
+    def _get_full(p, docs, eval_str=False):
+        anno = p.annotation
+        if anno is Parameter.empty:
+            if p.default is not Parameter.empty: anno = type(p.default)
+            elif eval_str: anno = None
+        return fd.AttrDict(docment=docs.get(p.name), anno=anno, default=p.default, kind=p.kind)
+    def _fmt_param(self, nm, p):
+        anno, default, kind = p.get('anno', Parameter.empty), p.get('default', Parameter.empty), p.get('kind')
+        pre = '*' if kind == Parameter.VAR_POSITIONAL else '**' if kind == Parameter.VAR_KEYWORD else ''
+        return (pre + nm + (f':{fd._maybe_nm(anno)}' if anno is not Parameter.empty else '')
+                + (f'={fd._fmt_default(default)}' if default is not Parameter.empty else ''))
+    _get_full._hdbo = True
+    fd._get_full = _get_full
+    if hasattr(fd, 'DocmentText') and all(hasattr(fd, f) for f in ('_maybe_nm', '_fmt_default')): fd.DocmentText._fmt_param = _fmt_param
+
+if __name__ == '__mp_main__': _patch_fastcore()   # nbdev's workers (started with "spawn") import this script under that name
+
 @contextmanager
 def _captured_output():
     "Collect what this process and the workers it starts write to stdout and stderr (file descriptors 1 and 2)."
@@ -58,8 +81,10 @@ def proc(n_workers:int=2, noise:list=None) -> Path:
     What nbdev prints (warnings about cells it had to run, ...) is passed on and, if `noise` is a list, added to it."""
     import nbdev.quarto
     nbdev.quarto._ensure_quarto = lambda: None   # nbdev would otherwise try to download and install Quarto
+    _patch_fastcore()
     err = None
-    with _in_root(), _captured_output() as got:
+    # from nbs/, where the notebooks run: a cell nbdev executes finds `../results` (the results cache) as it does there
+    with _in_root('nbs'), _captured_output() as got:
         try: cache, _, _ = nbdev.quarto._pre_docs(n_workers=n_workers)
         except Exception as e: err = e
     text = got[0].strip('\n')
