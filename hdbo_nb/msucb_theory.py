@@ -154,10 +154,11 @@ def gradient_sups(seeds, # sample-path seeds (the same paths as `gp_sample_probl
 
 def fit_assumption1(sups, # sup |∂f/∂x_i| samples (pooled over paths and coordinates)
                     D:int, delta:float=0.1, # the Lipschitz constant is L = b sqrt(log(2Da/delta))
-                    bs=np.linspace(0.5, 10, 400), # b's tried
+                    bs=None, # b's tried (None: 400 values from 0.5 to 10)
                    ) -> dict:
     """Assumption 1's P[sup|∂f/∂x_i| > L] <= a exp(-(L/b)^2): for each b the smallest a whose curve lies above the
     empirical tail of `sups` at every L, and the (a, b) that make the proof's Lipschitz constant b sqrt(log(2Da/δ)) smallest."""
+    bs = np.linspace(0.5, 10, 400) if bs is None else np.asarray(bs, float)
     s = np.sort(np.ravel(sups)); n = len(s)
     surv = (n - np.arange(n)) / n  # P[S >= s_k]: the tail just below each sample
     a = np.array([np.max(surv * np.exp((s / b) ** 2)) for b in bs])
