@@ -18,9 +18,9 @@ from .experiments import Experiment, register_experiment
 # %% auto #0
 __all__ = ['PAGE', 'ERRATA_PAGE', 'intro_camelback', 'subspace_matrices', 'concat_zy', 'n_new_subspaces', 'n_subspaces',
            'beta_msucb', 'full_results', 'log10_finals', 'final_loss', 'acq_seconds', 'random_search_log10',
-           'theory_cache', 'claim_beta_log_d', 'ZDistanceCache', 'SlicePosterior', 'maximize_slices', 'slice_posterior',
-           'MSUCBCore', 'MSUCB', 'digits_weight_problem', 'ramp_loss_problem', 'claim_gamma_factorial',
-           'sum_variance_ratio', 'claim_c1_constant', 'claim_posterior_mean', 'claim_hyper_ellipsoid']
+           'claim_beta_log_d', 'ZDistanceCache', 'SlicePosterior', 'maximize_slices', 'slice_posterior', 'MSUCBCore',
+           'MSUCB', 'digits_weight_problem', 'ramp_loss_problem', 'claim_gamma_factorial', 'sum_variance_ratio',
+           'claim_c1_constant', 'claim_posterior_mean', 'claim_hyper_ellipsoid']
 
 # %% ../nbs/10_msucb.ipynb #76ccdff7
 @register_experiment(name='intro-camelback')
@@ -133,12 +133,6 @@ def random_search_log10(res, pl:str) -> np.ndarray:
     name, kw = e.problems[pl]
     P = get_problem(name, **kw)
     return np.array([np.log10(optimize(P, 'random', budget=e.budget_for(pl), rng=s).simple_regret()[-1]) for s in e.seeds])
-
-def theory_cache(name:str, cache_dir:str='results') -> dict:
-    "A theory check's numbers, cached by the theory notebook in `results/msucb/theory_<name>.json`."
-    path = os.path.join(os.fspath(cache_dir), 'msucb', f'theory_{name}.json')
-    if not os.path.exists(path): raise FileNotFoundError(f"{path} missing: execute 11_msucb_theory.ipynb (its slow cells write it)")
-    with open(path) as fh: return json.load(fh)
 
 # %% ../nbs/10_msucb.ipynb #9899ff0c
 @register_claim('msucb', 'beta-log-d', 'Sec. Proposed Method, β_t after Eq. (8)', """MS-UCB's β_t = 2 log(π²t²/δ) +
