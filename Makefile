@@ -10,11 +10,12 @@ export OPENBLAS_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 export MPLBACKEND ?= Agg
 
-.PHONY: demo test export check-export nbtest pytest clean-nbs bench help docs docs-test readme
+.PHONY: demo test test-all export check-export nbtest nbtest-all pytest clean-nbs bench help docs docs-test readme
 
 help:
 	@echo "make demo     create $(VENV), install, run 'hdbo demo'"
 	@echo "make test     create $(VENV) if missing, install, check export, run notebooks (not 'slow' cells) and pytest (docs site in headless Chromium included)"
+	@echo "make test-all the same with the notebooks' 'slow' cells too (long: they redraw every figure from the results cache)"
 	@echo "make export   nbdev_export + nbdev_clean"
 	@echo "make docs     build the site into _docs/ (nbdev_docs if quarto is installed, else offline with Sphinx)"
 	@echo "make docs-test  README, adapter and browser tests of the site (all also in make test)"
@@ -41,13 +42,21 @@ check-export: install
 	@if diff -r -x __pycache__ .cache/export-check/hdbo_nb hdbo_nb; then echo "export check: hdbo_nb/ matches nbs/"; \
 	 else echo "export check FAILED: hdbo_nb/ is out of sync with nbs/ (run nbdev_export and commit)"; exit 1; fi
 
+# the notebooks as nbdev_test runs them, each in a fresh process, with a timing table (tools/nbtest.py)
 nbtest: install
-	$(BIN)/nbdev_test --n_workers 2 --timing
+	$(BIN)/python tools/nbtest.py --n_workers 2
+
+nbtest-all: install
+	$(BIN)/python tools/nbtest.py --n_workers 2 --flags slow
 
 pytest: install
-	$(BIN)/python -m pytest -q tests/
+	$(BIN)/python -m pytest -q --durations=5 tests/
 
 test: check-export nbtest pytest
+	@$(BIN)/python tools/nbtest.py --report
+
+test-all: check-export nbtest-all pytest
+	@$(BIN)/python tools/nbtest.py --report --flags slow
 
 export: install
 	$(BIN)/nbdev_export

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 # %% auto #0
-__all__ = ['MAX_TRACE_BYTES', 'limit_blas_threads', 'as_rng', 'check_bounds', 'check_point', 'uniform', 'Problem', 'Finite',
+__all__ = ['STORED_RTOL', 'MAX_TRACE_BYTES', 'limit_blas_threads', 'blas_kernel', 'stored_mismatch', 'matches_stored',
+           'check_stored', 'drop_noise', 'as_rng', 'check_bounds', 'check_point', 'uniform', 'Problem', 'Finite',
            'FiniteProblem', 'ObjectiveError', 'CorruptTraceError', 'Trace', 'time_now', 'progress', 'Real', 'Integer',
            'Categorical', 'Space']
 
@@ -28,6 +29,53 @@ def limit_blas_threads(n:int|None=None, # threads per process; None reads `HDBO_
     return n
 
 _BLAS_LIMIT = limit_blas_threads()
+
+# %% ../nbs/00_core.ipynb #dc1768ad
+STORED_RTOL = dict(exact=0., elementwise=1e-12, blas=1e-9, solve=1e-6, derivative=1e-5, optimizer=1e-3)
+
+def blas_kernel() -> str|None:
+    "The OpenBLAS kernel this process uses ('SkylakeX', 'Haswell', 'Zen', ...), or None when BLAS is not OpenBLAS."
+    try:
+        from threadpoolctl import threadpool_info
+        return next((p.get('architecture') for p in threadpool_info() if p.get('internal_api') == 'openblas'), None)
+    except Exception: return None
+
+def stored_mismatch(fresh, # a number or array computed now
+                    stored, # the number or array stored in the repository, same shape
+                    kind:str='blas', # what `fresh` went through: a key of `STORED_RTOL`
+                    rtol:float|None=None, # overrides the kind's relative tolerance
+                    atol:float=0., # absolute floor, for values that are 0 up to rounding
+                   ) -> str:
+    "'' when `fresh` matches `stored` by the package's rule for stored numbers, else a sentence saying by how much it misses."
+    if kind not in STORED_RTOL: raise ValueError(f"kind must be one of {sorted(STORED_RTOL)}, got {kind!r}")
+    a, b = np.asarray(fresh, dtype=float), np.asarray(stored, dtype=float)
+    if a.shape != b.shape: return f"shape {a.shape} against the stored {b.shape}"
+    if a.size == 0: return ''
+    if not np.array_equal(np.isnan(a), np.isnan(b)): return "NaN in different places"
+    ok = ~np.isnan(b)
+    err = float(np.max(np.abs(a[ok] - b[ok]), initial=0.))
+    scale = float(np.max(np.abs(b[ok]), initial=0.))
+    tol = (STORED_RTOL[kind] if rtol is None else rtol) * scale + atol
+    return '' if err <= tol else f"differs by {err:.3g} (tolerance {tol:.3g} = {STORED_RTOL[kind] if rtol is None else rtol:g} x {scale:.3g} + {atol:g}, {kind!r})"
+
+def matches_stored(fresh, stored, kind:str='blas', rtol:float|None=None, atol:float=0.) -> bool:
+    "Whether a fresh computation matches a stored number or array by the rule of `stored_mismatch`."
+    return not stored_mismatch(fresh, stored, kind, rtol, atol)
+
+def check_stored(fresh, stored, kind:str='blas', what:str='the value', rtol:float|None=None, atol:float=0.):
+    "Raise an `AssertionError` naming `what` when a fresh computation does not match its stored value (see `stored_mismatch`)."
+    msg = stored_mismatch(fresh, stored, kind, rtol, atol)
+    if msg: raise AssertionError(f"{what} {msg} [BLAS kernel {blas_kernel()}]")
+
+def drop_noise(x, # a number or array
+               floor:float=1e-12, # below this (times `scale`) a value is rounding noise
+               scale:float=1., # the size of the quantities the value was computed from
+              ):
+    "`x` with every value below `floor * scale` in magnitude replaced by 0 (and -0 by 0): what a printed number supports."
+    a = np.asarray(x, dtype=float)
+    out = np.where(np.abs(a) < floor * scale, 0., a) + 0.
+    return float(out) if np.ndim(x) == 0 else out
+
 
 # %% ../nbs/00_core.ipynb #6855f5f3
 def as_rng(rng=None, # a `np.random.Generator`, an int seed, a `SeedSequence` or None (fresh entropy)

@@ -15,6 +15,7 @@ from .functions import get_problem
 from .goucb import (GOUCB, GOUCB_PRESETS, MLP, beta_goucb, goucb_F, goucb_f1, goucb_f2, goucb_f3, lambda_goucb,
                            n_weights, oracle_adam, oracle_gd)
 from .claims import register_claim, Measurement, verdict_from
+from .core import drop_noise
 
 # %% ../nbs/41_goucb_theory.ipynb #21e670cf
 PAGE = '41_goucb_theory.ipynb'
@@ -75,7 +76,7 @@ def claim_f1_assumptions(cache_dir='results'):
     v, note = verdict_from({'realizable: f̂ at w = 1 equals f1': real < 1e-9,
                             'μ > 0: the Hessian 2E[∇f∇fᵀ] at w* = 1 is nonsingular': rank == m.d_w})
     return Measurement(v, f"max |f̂_1(x) − f1(x)| = {real:.1e} on 4000 uniform points; 2E[∇_wf ∇_wfᵀ] at w* = 1 (d_w = {m.d_w}) "
-                          f"has rank {rank}, λ_min/λ_max = {ev[0] / ev[-1]:.0e}; in the small model μ̂ = {tc['mu_ones']:.0e} at "
+                          f"has rank {rank}, λ_min/λ_max = {drop_noise(ev[0] / ev[-1], 1e-12):.0e} (below 1e-12 is rounding noise); in the small model μ̂ = {drop_noise(tc['mu_ones'], 1e-12):.0e} at "
                           f"w* = 1 against {np.median(tc['mu']):.1e} (median) at the generic w*", note)
 
 # %% ../nbs/41_goucb_theory.ipynb #eb6a761f
