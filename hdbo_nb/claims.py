@@ -4,29 +4,76 @@
 
 # %% ../nbs/07_claims.ipynb #dad420ac
 from __future__ import annotations
-import os, re, math, inspect, traceback
+import os, re, sys, math, inspect, traceback, dataclasses
 from dataclasses import dataclass, field
 from typing import Callable
+import numpy as np
 
 # %% auto #0
-__all__ = ['VERDICTS', 'PAPERS', 'KINDS', 'CLAIMS', 'Measurement', 'significantly_lower', 'verdict_from', 'Claim',
-           'register_claim', 'ClaimResult', 'all_claims', 'evaluate_claims', 'claims_markdown', 'claims_counts',
-           'claims_counts_markdown', 'claims_text']
+__all__ = ['CLAIM_VERDICTS', 'CHECK_VERDICTS', 'VERDICTS', 'FAILING', 'OUTCOMES', 'PAPERS', 'KINDS', 'CLAIMS', 'RANDOM',
+           'INITIAL', 'Dependence', 'Variant', 'Measurement', 'significantly_lower', 'verdict_from', 'Claim',
+           'register_claim', 'paired', 'beats', 'Panel', 'seed_stability', 'null_rule', 'initial_design_size',
+           'log10_regret', 'results_panel', 'ClaimResult', 'all_claims', 'evaluate_claims', 'claims_markdown',
+           'claims_counts', 'claims_counts_markdown', 'claims_text']
 
 # %% ../nbs/07_claims.ipynb #ffde65c4
-VERDICTS = ('reproduced', 'partly', 'not reproduced', 'not testable here')
+CLAIM_VERDICTS = ('reproduced', 'partly', 'not reproduced', 'inconclusive', 'not testable here')
+CHECK_VERDICTS = ('confirmed', 'partly confirmed', 'not confirmed', 'not testable here')
+VERDICTS = CLAIM_VERDICTS + CHECK_VERDICTS[:3]
+FAILING = ('partly', 'not reproduced', 'partly confirmed', 'not confirmed')   # verdicts a check that fails returns
+OUTCOMES = ('holds across', 'flips at', 'not swept')
+
+@dataclass
+class Dependence:
+    "A free choice a measurement rests on (where the paper is silent, or where we chose differently) and its sensitivity run."
+    choice:str # what was chosen: 'λ rule', 'Step 5 starting points'
+    used:str # the setting the headline measurement uses
+    outcome:str # 'holds across' the settings tried, 'flips at' one of them, or 'not swept'
+    tried:str = '' # the settings of the sensitivity run
+    at:str = '' # for 'flips at': the setting(s) and the verdict they give
+    def __post_init__(self):
+        if self.outcome not in OUTCOMES: raise ValueError(f"outcome must be one of {OUTCOMES}, got {self.outcome!r}")
+        if self.outcome != 'not swept' and not self.tried: raise ValueError(f"{self.choice}: a swept choice names the settings tried")
+        if self.outcome == 'flips at' and not self.at: raise ValueError(f"{self.choice}: 'flips at' needs the setting in `at`")
+    def __str__(self):
+        s = f"{self.choice} ({self.used})"
+        if self.outcome == 'flips at': return f"{s}: flips at {self.at} (tried {self.tried})"
+        return f"{s}: {self.outcome}" + (f" {self.tried}" if self.tried else '')
+
+@dataclass
+class Variant:
+    "The broken variant, null method or perturbed input on which the same check fails, and what the check returns there."
+    name:str # 'random search', 'BOO with the posterior mean instead of the UCB', 'a = b = 1'
+    verdict:str # the check's verdict on it: one of `FAILING` for a check that can fail
+    value:str = '' # what the check measured on it
+    def __str__(self): return f"{self.name}: {self.verdict}" + (f" ({self.value})" if self.value else '')
 
 @dataclass
 class Measurement:
-    "What a claim's measurement returns."
+    "What a claim's measurement returns: the verdict, the numbers, and what the verdict rests on."
     verdict:str # one of `VERDICTS`
     value:str # the measured value(s), in a short phrase with their numbers
-    note:str = '' # the condition (partly) or the reason (not testable here); optional otherwise
+    note:str = '' # the condition (partly) or the reason (inconclusive, not testable here); optional otherwise
+    nulls:str = '' # experiments: where the methods stand against random search and the best initial point, paired by seed
+    seeds:str = '' # leave-one-seed-out: 'stable (n of n)' or the seeds whose removal flips the verdict
+    depends:tuple = () # `Dependence`s: the free choices and their sensitivity result
+    fails_on:Variant|None = None # theory: the variant on which the same check fails
+    slack:str = '' # theory: how far the measurement is from the bound
 
     def __post_init__(self):
         if self.verdict not in VERDICTS: raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
-        if self.verdict in ('partly', 'not testable here') and not self.note:
+        if self.verdict in ('partly', 'partly confirmed', 'inconclusive', 'not testable here') and not self.note:
             raise ValueError(f"a {self.verdict!r} verdict needs its condition or reason in `note`")
+        self.depends = tuple(self.depends)
+        if not all(isinstance(d, Dependence) for d in self.depends): raise TypeError("depends: a sequence of `Dependence`")
+        if self.fails_on is not None and not isinstance(self.fails_on, Variant): raise TypeError("fails_on: a `Variant`")
+
+    @property
+    def robustness(self) -> str:
+        "'flips at' if a swept choice flips the verdict, 'holds across' if every choice named was swept and held, else 'not swept'."
+        if any(d.outcome == 'flips at' for d in self.depends): return 'flips at'
+        if self.depends and all(d.outcome == 'holds across' for d in self.depends): return 'holds across'
+        return 'not swept'
 
     def __repr__(self): return f"{self.verdict}: {self.value}" + (f" [{self.note}]" if self.note else '')
     def _repr_markdown_(self): return f"**{self.verdict}**: {self.value}" + (f" *({self.note})*" if self.note else '')
@@ -44,13 +91,14 @@ def verdict_from(checks:dict, # {part of the claim: whether our measurement supp
     if not held: return 'not reproduced', 'fails: ' + '; '.join(failed)
     return 'partly', 'holds: ' + '; '.join(held) + '. fails: ' + '; '.join(failed)
 
+
 # %% ../nbs/07_claims.ipynb #cab1f42c
 PAPERS = {'msucb': 'MS-UCB (Tran-The et al., AAAI 2020)',
           'sibo': 'SI-BO (Djolonga, Krause & Cevher, NIPS 2013)',
           'chaining': 'Chaining-UCB (Contal, Malherbe & Vayatis, 2015)',
           'goucb': 'GO-UCB (Liu & Wang, ICML 2023)',
           'boo': 'BOO (Tran-The et al., ICML 2021)'}
-KINDS = ('experiment', 'theory', 'erratum')
+KINDS = ('experiment', 'theory', 'erratum', 'arithmetic')
 
 @dataclass
 class Claim:
@@ -61,7 +109,7 @@ class Claim:
     claim:str # the claim in one sentence
     measure:Callable # cache_dir -> Measurement
     page:str # the notebook and the section that measures it, by the section's Quarto id: '22_sibo_experiments.ipynb#fig.-3-be-the-choice-of-k'
-    kind:str = 'experiment' # 'experiment', 'theory' or 'erratum'
+    kind:str = 'experiment' # 'experiment', 'theory' (results), or 'erratum', 'arithmetic' (checks: confirmed, not reproduced)
 
     @property
     def id(self) -> str: return f"{self.paper}/{self.key}"
@@ -85,6 +133,157 @@ def register_claim(paper:str, key:str, where:str, claim:str, page:str, kind:str=
         return fn
     return deco
 
+# %% ../nbs/07_claims.ipynb #014053d2
+RANDOM, INITIAL = 'random search', 'best initial point'
+
+def paired(a, # per-seed values (lower is better)
+           b, # per-seed values, the same seeds in the same order
+           drop=(), # positions (indices into the arrays) to leave out
+          ) -> tuple:
+    "Mean and standard error of the per-seed difference `a - b` over the seeds where both are finite, and their number."
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    ok = np.isfinite(a) & np.isfinite(b)
+    if len(drop): ok[list(drop)] = False
+    d = a[ok] - b[ok]; n = len(d)
+    if n == 0: return math.nan, math.nan, 0
+    return float(d.mean()), float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else math.inf, n
+
+def beats(a, b, drop=(), k:float=2.) -> bool:
+    "The one comparison rule: the mean per-seed difference `a - b` is below 0 by more than `k` standard errors."
+    m, se, n = paired(a, b, drop)
+    return bool(n > 1 and m < -k * se)
+
+class Panel:
+    """The per-seed final values (lower is better) of the methods compared on one panel, with the two null models,
+    paired by seed: `RANDOM` (random search with the same budget) and `INITIAL` (each method's best initial point)."""
+    def __init__(self,
+                 finals:dict, # {method: per-seed final values, in the order of `seeds`}
+                 seeds, # the seeds (their order is that of every array)
+                 random=None, # per-seed values of random search, or the name of the method in `finals` that is random search
+                 initial=None, # {method: per-seed value of its best initial point}, or one array for a design shared by all
+                 name:str='', # the panel's name, for the text
+                ):
+        self.seeds, self.name = list(seeds), name
+        self.finals = {m: np.asarray(v, dtype=float) for m, v in finals.items()}
+        if isinstance(random, str): self.random_name, random = random, finals[random]
+        else: self.random_name = None
+        self.random = None if random is None else np.asarray(random, dtype=float)
+        if initial is None or isinstance(initial, dict):
+            self.initial = {m: np.asarray(v, dtype=float) for m, v in (initial or {}).items()}
+        else: self.initial = {m: np.asarray(initial, dtype=float) for m in self.finals}
+        for m, v in [*self.finals.items(), *self.initial.items(), ('random', self.random)]:
+            if v is not None and len(v) != len(self.seeds): raise ValueError(f"{m}: {len(v)} values for {len(self.seeds)} seeds")
+
+    def _pos(self, drop) -> list: return [self.seeds.index(s) for s in drop if s in self.seeds]
+
+    def values(self, m:str, of:str|None=None) -> np.ndarray:
+        "Per-seed values of method `m`, of `RANDOM`, or of `INITIAL` (the best initial point of method `of`)."
+        if m == RANDOM:
+            if self.random is None: raise KeyError(f"{self.name}: no random search on this panel")
+            return self.random
+        if m == INITIAL:
+            if of not in self.initial: raise KeyError(f"{self.name}: no initial design recorded for {of!r}")
+            return self.initial[of]
+        return self.finals[m]
+
+    def beats(self, a:str, b:str, drop=()) -> bool:
+        "`a` beats `b` (a method, `RANDOM` or `INITIAL`: `a`'s own best initial point) with the seeds in `drop` left out."
+        return beats(self.values(a), self.values(b, of=a), self._pos(drop))
+
+    def standing(self, a:str, b:str, drop=()) -> str:
+        "'better', 'tie' or 'worse': `a` against `b` by the rule of `beats`."
+        return 'better' if self.beats(a, b, drop) else 'worse' if beats(self.values(b, of=a), self.values(a), self._pos(drop)) else 'tie'
+
+    def nulls(self, m:str) -> list:
+        "The null models available for method `m` on this panel."
+        return [n for n, ok in ((RANDOM, self.random is not None and m != self.random_name), (INITIAL, m in self.initial)) if ok]
+
+    def learns(self, m:str, drop=()) -> bool:
+        "Whether `m` beats random search and its best initial point (both needed; False when neither is available)."
+        ns = self.nulls(m)
+        return bool(ns) and all(self.beats(m, n, drop) for n in ns)
+
+    def nulls_text(self, methods=None) -> str:
+        "Where each method stands against the null models, e.g. 'BOO better/better, SOO tie/–' (random search / best initial)."
+        ms = [m for m in (methods or self.finals) if m != self.random_name]
+        st = lambda m, n: self.standing(m, n) if n in self.nulls(m) else '–'
+        return ', '.join(f"{m} {st(m, RANDOM)}/{st(m, INITIAL)}" for m in ms)
+
+    def __repr__(self): return f"Panel({self.name!r}: {', '.join(self.finals)}; {len(self.seeds)} seeds)"
+
+
+# %% ../nbs/07_claims.ipynb #415f7250
+def seed_stability(decide:Callable, # a function of the seeds left out (a tuple) returning the verdict (or (verdict, note))
+                   seeds, # the seeds of the measurement
+                  ) -> str:
+    "The verdict recomputed with each seed left out in turn: 'stable: ...' or the seeds whose removal changes it."
+    v0 = lambda r: r[0] if isinstance(r, tuple) else r
+    base = v0(decide(()))
+    flips = [(s, v) for s in seeds if (v := v0(decide((s,)))) != base]
+    if not flips: return f"stable: {base} with any one of the {len(seeds)} seeds left out"
+    return f"flips without seed " + ', '.join(f"{s} ({v})" for s, v in flips) + f": {len(flips)} of {len(seeds)} seeds"
+
+def null_rule(verdict:str, note:str, # the verdict of the comparison among the methods, and its note
+              learned:dict, # {method (or 'method on panel'): whether it beats both null models}
+              winner=None, # the method (or labels) the claim says wins; None for a claim with no winner
+             ) -> tuple:
+    """The null-model rule: 'inconclusive' when no compared method beats both random search and its best initial point,
+    or when the verdict says the claimed `winner` wins but it does not beat them."""
+    why = lambda s: '. '.join(x for x in (s, note) if x)
+    if not any(learned.values()):
+        return 'inconclusive', why('no compared method beats both random search and its best initial point')
+    ws = [winner] if isinstance(winner, str) else list(winner or [])
+    lost = [w for w in ws if not learned.get(w, False)]
+    if lost and verdict in ('reproduced', 'partly'):
+        return 'inconclusive', why(f"{', '.join(lost)} {'does' if len(lost) == 1 else 'do'} not beat both random search and "
+                                   "the best initial point")
+    return verdict, note
+
+def initial_design_size(trace) -> int|None:
+    """Evaluations in a run's initial design: the leading points flagged `init` (or those of its first phase, for methods
+    that record phases), else `n_init` in its options; None for a method without one."""
+    d = trace.diagnostics
+    for k in ('init', 'phase'):
+        if k in d and len(d[k]):
+            v = d[k]; first = 1. if k == 'init' else v[0]
+            if k == 'phase' and np.all(v == first): continue
+            lead = np.cumprod(v == first)
+            if lead.sum(): return int(lead.sum())
+    n = (trace.meta.get('options') or {}).get('n_init')
+    return int(n) if n else None
+
+def log10_regret(trace, # a run with a known optimum
+                 n:int|None=None, # after the first n evaluations (None: all)
+                 floor:float=1e-10, # regret below this counts as this (the figures' floor)
+                ) -> float:
+    "log10 of the simple regret after the first `n` evaluations, floored at `floor`."
+    r = trace.simple_regret()
+    return float(np.log10(max(r[(n or len(r)) - 1], floor)))
+
+def results_panel(res:dict, # `load_results(...)`: {(method, problem): [traces]}
+                  problem:str, # the panel
+                  value:Callable=log10_regret, # (trace, n) -> the value after n evaluations, lower is better
+                  random:str|None='Random search', # the label of random search among the methods (None: absent)
+                  methods=None, # the methods to include (default: every method of `problem`)
+                  n0:int|None=None, # initial-design size for methods that record none (default: the most common one)
+                 ) -> Panel:
+    """The `Panel` of one problem of cached results: final values per seed, random search, and each method's best
+    initial point (its own design; for random search and design-free methods, its first `n0` evaluations)."""
+    runs = {m: {t.meta['seed']: t for t in trs} for (m, p), trs in res.items() if p == problem and (methods is None or m in methods)}
+    if not runs: raise KeyError(f"no cached runs on {problem!r}")
+    seeds = sorted({s for r in runs.values() for s in r})
+    sizes = [k for r in runs.values() for t in r.values() if (k := initial_design_size(t))]
+    n0 = n0 or (max(set(sizes), key=sizes.count) if sizes else None)
+    col = lambda m, f: [f(runs[m][s]) if s in runs[m] else np.nan for s in seeds]
+    finals = {m: col(m, lambda t: value(t, len(t))) for m in runs}
+    init = {}
+    for m in runs:
+        k = [initial_design_size(t) or n0 for t in runs[m].values()]
+        if all(k): init[m] = col(m, lambda t: value(t, initial_design_size(t) or n0))
+    rnd = random if random in runs else None
+    return Panel(finals, seeds, random=rnd, initial=init, name=problem)
+
+
 # %% ../nbs/07_claims.ipynb #7181beb3
 @dataclass
 class ClaimResult:
@@ -103,19 +302,32 @@ def all_claims(paper:str|None=None) -> list:
     order = list(PAPERS)
     return sorted((c for c in CLAIMS.values() if paper in (None, c.paper)), key=lambda c: order.index(c.paper))
 
+_AS_CHECK = {'reproduced': 'confirmed', 'partly': 'partly confirmed', 'not reproduced': 'not confirmed'}
+
+def _checked(c:Claim, m:Measurement) -> Measurement:
+    "An erratum or arithmetic is confirmed, not reproduced: its measurement's verdict in those words, and validated by kind."
+    if not isinstance(m, Measurement): raise TypeError(f"{c.id}: the measurement returned {type(m).__name__}, not a Measurement")
+    if c.kind in ('erratum', 'arithmetic'):
+        if m.verdict in _AS_CHECK: m = dataclasses.replace(m, verdict=_AS_CHECK[m.verdict])
+        if m.verdict not in CHECK_VERDICTS: raise ValueError(f"{c.id}: an {c.kind} is {CHECK_VERDICTS}, not {m.verdict!r}")
+    elif m.verdict not in CLAIM_VERDICTS: raise ValueError(f"{c.id}: a {c.kind} claim is {CLAIM_VERDICTS}, not {m.verdict!r}")
+    return m
+
 def evaluate_claims(paper:str|None=None, # a key of `PAPERS`, or None for all
                     cache_dir:str='results', # the results cache the measurements read
+                    quiet:bool|None=None, # no progress line (default: only shown on a terminal)
                    ) -> list:
-    "Measure every registered claim (of `paper`) on `cache_dir`: a list of `ClaimResult`."
-    out = []
-    for c in all_claims(paper):
-        try:
-            m = c.measure(cache_dir)
-            if not isinstance(m, Measurement): raise TypeError(f"{c.id}: the measurement returned {type(m).__name__}, not a Measurement")
-            out.append(ClaimResult(c, m))
-        except Exception as e:
-            out.append(ClaimResult(c, None, f"{type(e).__name__}: {e}"))
+    "Measure every registered claim (of `paper`) on `cache_dir`: a list of `ClaimResult`. Reads each cache file once."
+    from hdbo_nb.experiments import reuse_loaded_traces
+    from hdbo_nb.core import progress
+    out, cs = [], all_claims(paper)
+    quiet = not sys.stderr.isatty() if quiet is None else quiet
+    with reuse_loaded_traces(), progress(cs, desc='claims', disable=quiet, interval=0) as bar:
+        for c in bar:
+            try: out.append(ClaimResult(c, _checked(c, c.measure(cache_dir))))
+            except Exception as e: out.append(ClaimResult(c, None, f"{type(e).__name__}: {e}"))
     return out
+
 
 # %% ../nbs/07_claims.ipynb #e8620989
 def _md(s:str) -> str: return str(s).replace('|', '\\|').replace('\n', ' ')
@@ -126,26 +338,58 @@ def _link(page:str, root:str) -> str:
     html = re.sub(r'^\d+[a-z]?_', '', nb).replace('.ipynb', '.html') if root == 'html' else nb
     return html + (f'#{anchor}' if anchor else '')
 
+def _seeds_short(m:Measurement) -> str:
+    if not m.seeds: return '–'
+    if m.seeds.startswith('stable'): return 'stable'
+    k = re.search(r'(\d+) of (\d+) seeds', m.seeds)
+    return f"flips ({k.group(1)} of {k.group(2)})" if k else 'flips'
+
+def _fails_short(r:ClaimResult) -> str:
+    m = r.measurement
+    if r.claim.kind != 'theory': return '–'
+    return f"yes: {m.fails_on.name}" if m.fails_on else 'no'
+
+def _rests_on(r:ClaimResult) -> str:
+    "What the verdict rests on, in one cell: null models, seeds, choices, and (theory) the failing variant and slack."
+    m, out = r.measurement, []
+    if m.nulls: out.append(f"*null models* (random search / best initial point): {m.nulls}")
+    if m.seeds: out.append(f"*seeds*: {m.seeds}")
+    if m.depends: out.append("*depends on*: " + '; '.join(map(str, m.depends)))
+    if m.fails_on: out.append(f"*fails on* {m.fails_on}")
+    if m.slack: out.append(f"*slack*: {m.slack}")
+    return _md('. '.join(out)) or '–'
+
 def claims_markdown(results:list, # from `evaluate_claims`
                     links:str='ipynb', # 'ipynb' (links between notebooks) or 'html' (the site's page names)
+                    compact:bool=False, # one short row per claim (the paper pages): where, verdict, seeds, robustness, can fail
                    ) -> str:
     "The scorecard as Markdown: a heading and a table per paper."
     out = []
     for p in PAPERS:
         rows = [r for r in results if r.claim.paper == p]
         if not rows: continue
-        out += [f"### {PAPERS[p]}", '', '| where | claim | our measurement | verdict |', '|---|---|---|---|']
+        out += [f"### {PAPERS[p]}", '']
+        if compact: out += ['| where | verdict | seeds | robustness | can fail |', '|---|---|---|---|---|']
+        else: out += ['| where | claim | our measurement | verdict | what it rests on |', '|---|---|---|---|---|']
         for r in rows:
             m = r.measurement
-            verdict = f"**{r.verdict}**" + (f": {_md(m.note)}" if m and m.note else '') if m else f"**error**: {_md(r.error)}"
             kind = f" *({r.claim.kind})*" if r.claim.kind != 'experiment' else ''
-            out.append(f"| [{_md(r.claim.where)}]({_link(r.claim.page, links)}){kind} | {_md(r.claim.claim)} | "
-                       f"{_md(m.value) if m else ''} | {verdict} |")
+            where = f"[{_md(r.claim.where)}]({_link(r.claim.page, links)}){kind}"
+            if m is None:
+                err = f"**error**: {_md(r.error)}"
+                out.append(f"| {where} | {err} | – | – | – |" if compact else f"| {where} | {_md(r.claim.claim)} | | {err} | – |")
+                continue
+            if compact:
+                rob = m.robustness if r.claim.kind in ('experiment', 'theory') else '–'
+                out.append(f"| {where} | **{r.verdict}** | {_seeds_short(m)} | {rob} | {_fails_short(r)} |"); continue
+            verdict = f"**{r.verdict}**" + (f": {_md(m.note)}" if m.note else '')
+            out.append(f"| {where} | {_md(r.claim.claim)} | {_md(m.value)} | {verdict} | {_rests_on(r)} |")
         out.append('')
     return '\n'.join(out)
 
 def claims_counts(results:list) -> dict:
-    "{paper: {verdict: count}} over `results`, every verdict present (zeros included)."
+    """{paper: {verdict: count}} over `results`, every verdict present (zeros included); errata and arithmetic checks are
+    counted apart, under 'confirmed' / 'partly confirmed' / 'not confirmed'."""
     return {p: {v: sum(r.claim.paper == p and r.verdict == v for r in results) for v in VERDICTS + ('error',)}
             for p in PAPERS}
 
@@ -153,17 +397,30 @@ def claims_counts_markdown(results:list, # from `evaluate_claims`
                            page:str="07_claims.ipynb", # the scorecard page the table links to
                           ) -> str:
     """The counts per paper as a Markdown table (the home page shows it), linking to the scorecard: the verdicts on
-    the papers' experimental and theoretical claims, then how many of the errata we checked our measurement confirms."""
-    claims = [r for r in results if r.claim.kind != 'erratum']
+    the papers' experimental and theoretical claims, their robustness to our own choices, and how many of the errata
+    and arithmetic we checked our measurement confirms (counted apart: they are not results of the paper)."""
+    claims = [r for r in results if r.claim.kind in ('experiment', 'theory')]
     counts = claims_counts(claims)
-    cols = [v for v in VERDICTS + ("error",) if v != "error" or any(c["error"] for c in counts.values())]
-    out = ["| paper | claims | " + " | ".join(cols) + " | errata confirmed |", "|---|" + "---:|" * (len(cols) + 2)]
+    cols = [v for v in CLAIM_VERDICTS + ('error',) if v != 'error' or any(c['error'] for c in counts.values())]
+    out = ["| paper | claims | " + " | ".join(cols) + " | flips at a choice | errata and arithmetic confirmed |",
+           "|---|" + "---:|" * (len(cols) + 3)]
     for p, c in counts.items():
         n = sum(c.values())
-        err = [r for r in results if r.claim.paper == p and r.claim.kind == 'erratum']
-        conf = f"{sum(r.verdict == 'reproduced' for r in err)} of {len(err)}" if err else "–"
-        out.append(f"| [{_md(PAPERS[p])}]({page}) | {n} | " + " | ".join(str(c[v]) if n else "–" for v in cols) + f" | {conf} |")
+        flips = sum(r.claim.paper == p and r.measurement is not None and r.measurement.robustness == 'flips at' for r in claims)
+        chk = [r for r in results if r.claim.paper == p and r.claim.kind in ('erratum', 'arithmetic')]
+        conf = f"{sum(r.verdict == 'confirmed' for r in chk)} of {len(chk)}" if chk else "–"
+        out.append(f"| [{_md(PAPERS[p])}]({page}) | {n} | " + " | ".join(str(c[v]) if n else "–" for v in cols)
+                   + f" | {flips if n else '–'} | {conf} |")
     return "\n".join(out)
+
+def _paper_line(rows:list) -> str:
+    "The one counting rule, in words: the paper's claims by verdict, then its errata and arithmetic confirmed."
+    cl = [r for r in rows if r.claim.kind in ('experiment', 'theory')]
+    chk = [r for r in rows if r.claim.kind in ('erratum', 'arithmetic')]
+    p = rows[0].claim.paper; c = claims_counts(cl)[p]
+    s = f"{PAPERS[p]}: {len(cl)} claims (" + ', '.join(f"{n} {v}" for v, n in c.items() if n) + ')'
+    if chk: s += f"; {sum(r.verdict == 'confirmed' for r in chk)} of {len(chk)} errata and arithmetic checks confirmed"
+    return s
 
 def claims_text(results:list, width:int=100) -> str:
     "The scorecard as plain text for the terminal: per paper, one block per claim."
@@ -172,12 +429,17 @@ def claims_text(results:list, width:int=100) -> str:
     for p in PAPERS:
         rows = [r for r in results if r.claim.paper == p]
         if not rows: continue
-        c = claims_counts(rows)[p]
-        out.append(f"{PAPERS[p]}: " + ', '.join(f"{n} {v}" for v, n in c.items() if n))
+        out.append(_paper_line(rows))
         for r in rows:
             m = r.measurement
             out.append(f"  [{r.verdict}] {r.claim.where}: {r.claim.claim}")
             body = (f"measured: {m.value}" + (f" ({m.note})" if m.note else '')) if m else f"error: {r.error}"
+            if m:
+                rest = [f"null models: {m.nulls}" if m.nulls else '', f"seeds: {m.seeds}" if m.seeds else '',
+                        ("depends on: " + '; '.join(map(str, m.depends))) if m.depends else '',
+                        f"fails on {m.fails_on}" if m.fails_on else '', f"slack: {m.slack}" if m.slack else '']
+                body += ''.join(f". {x}" for x in rest if x)
             out += textwrap.wrap(body, width, initial_indent='      ', subsequent_indent='      ')
         out.append('')
     return '\n'.join(out)
+

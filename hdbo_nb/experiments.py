@@ -6,6 +6,7 @@
 from __future__ import annotations
 import os, re, sys, json, time, math, hashlib, inspect, tempfile, difflib, importlib, pkgutil, warnings, functools
 from dataclasses import dataclass, field
+from contextlib import contextmanager
 import numpy as np
 from .core import Problem, Trace, CorruptTraceError, as_rng, progress, _jsonable, _atomic_write
 
@@ -13,9 +14,9 @@ from .core import Problem, Trace, CorruptTraceError, as_rng, progress, _jsonable
 __all__ = ['BLAS_ENV_VARS', 'MAX_X_VALUES', 'REGRET_LABELS', 'INTERVALS', 'EXPERIMENTS', 'SCALES', 'PAPER_MODULES',
            'default_blas_threads', 'set_blas_env', 'Experiment', 'run_hash', 'Run', 'code_version', 'experiment_runs',
            'CorruptCacheWarning', 'parallel_map', 'SweepReport', 'validate_experiment', 'check_writable_dir',
-           'run_experiment', 'Results', 'load_results', 'regret_curves', 'mean_interval', 'method_legend',
-           'plot_regret', 'summary_table', 'register_experiment', 'get_experiment', 'list_experiments', 'load_all',
-           'smoke', 'baselines']
+           'run_experiment', 'reuse_loaded_traces', 'Results', 'load_results', 'regret_curves', 'mean_interval',
+           'method_legend', 'plot_regret', 'summary_table', 'register_experiment', 'get_experiment', 'list_experiments',
+           'load_all', 'smoke', 'baselines']
 
 # %% ../nbs/05_experiments.ipynb #6c967cae
 BLAS_ENV_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS',
@@ -504,6 +505,26 @@ def run_experiment(exp:Experiment|str, # an Experiment, or a registered name (se
     return rep
 
 # %% ../nbs/05_experiments.ipynb #54b35788
+_MEMO = None   # {(path, mtime, size): trace} inside `reuse_loaded_traces`
+
+@contextmanager
+def reuse_loaded_traces():
+    """Within this block `load_results` reads each cache file once and hands out the same `Trace` again while the file is
+    unchanged (the claims scorecard reads the same runs for many claims). Treat the traces as read-only."""
+    global _MEMO
+    outer = _MEMO is not None
+    if not outer: _MEMO = {}
+    try: yield
+    finally:
+        if not outer: _MEMO = None
+
+def _memo_cached(run, path):
+    if _MEMO is None: return _check_cached(run, path, quarantine=False)
+    try: st = os.stat(path); k = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
+    except OSError: return None
+    if k not in _MEMO: _MEMO[k] = _check_cached(run, path, quarantine=False)
+    return _MEMO[k]
+
 class Results(dict):
     "(method label, problem label) -> list of traces (in seed order), read from the cache."
     def __init__(self, experiment:Experiment, traces:dict, missing:list, corrupt:list):
@@ -531,7 +552,7 @@ def load_results(exp:Experiment|str, # an Experiment or a registered name
     traces, missing, corrupt = {}, [], []
     for r in experiment_runs(exp, runner):
         path = r.path(cache_dir)
-        tr = _check_cached(r, path, quarantine=False)
+        tr = _memo_cached(r, path)
         if tr: traces.setdefault((r.method_label, r.problem_label), []).append(tr)
         elif tr is False: corrupt.append(path)
         else: missing.append(r)

@@ -41,6 +41,7 @@ def main(argv=None):
     ap.add_argument('--n_workers', type=int, default=2)
     ap.add_argument('--report', action='store_true', help="print the last full run's table and exit")
     a = ap.parse_args(argv)
+    paths = [str(Path(p).resolve()) for p in a.paths]      # relative to where the command was given
     TIMES = _times_path(a.flags)
     if a.report:
         try: last = json.loads(TIMES.read_text())
@@ -49,7 +50,7 @@ def main(argv=None):
     os.chdir(ROOT)
     from nbdev.config import get_config
     skip, force = get_config().tst_flags.split(), a.flags.split()
-    files = [str(Path(p).resolve()) for p in a.paths] or \
+    files = paths or \
             [str(p) for p in sorted((ROOT/'nbs').glob('*.ipynb')) if not p.name.startswith('_')]
     try: prev = {n: t for n, _, t in json.loads(TIMES.read_text())['rows']}
     except Exception: prev = {}
