@@ -11,8 +11,8 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['CLAIM_VERDICTS', 'CHECK_VERDICTS', 'VERDICTS', 'FAILING', 'OUTCOMES', 'PAPERS', 'KINDS', 'CLAIMS', 'RANDOM',
-           'INITIAL', 'Dependence', 'Variant', 'Measurement', 'significantly_lower', 'verdict_from', 'Claim',
-           'register_claim', 'paired', 'beats', 'Panel', 'seed_stability', 'null_rule', 'initial_design_size',
+           'INITIAL', 'Dependence', 'Variant', 'Measurement', 'significantly_lower', 'loglog_slope', 'verdict_from',
+           'Claim', 'register_claim', 'paired', 'beats', 'Panel', 'seed_stability', 'null_rule', 'initial_design_size',
            'log10_regret', 'results_panel', 'ClaimResult', 'all_claims', 'evaluate_claims', 'claims_markdown',
            'claims_counts', 'claims_counts_markdown', 'claims_text']
 
@@ -82,6 +82,13 @@ def significantly_lower(mean_a:float, se_a:float, mean_b:float, se_b:float, k:fl
     """The comparison rule the papers' claims share: `a` is lower than `b` when its mean is below `b`'s by more than `k`
     standard errors of the difference (independent samples; for paired differences pass `mean_b = se_b = 0`)."""
     return bool(mean_a < mean_b - k * math.hypot(se_a, se_b))
+
+def loglog_slope(x, # the abscissae (positive)
+                 y, # the values (positive), or a (seeds, len(x)) array: its median over seeds is fitted
+                ) -> float:
+    "Least-squares slope of log y against log x: the rate the theory checks compare with a theorem's exponent."
+    y = np.asarray(y, dtype=float); y = np.median(y, 0) if y.ndim == 2 else y
+    return float(np.polyfit(np.log(np.asarray(x, dtype=float)), np.log(y), 1)[0])
 
 def verdict_from(checks:dict, # {part of the claim: whether our measurement supports it}
                 ) -> tuple[str, str]:

@@ -9,14 +9,15 @@ from dataclasses import dataclass, field
 from contextlib import contextmanager
 import numpy as np
 from .core import Problem, Trace, CorruptTraceError, as_rng, progress, _jsonable, _atomic_write
+from typing import Callable
 
 # %% auto #0
 __all__ = ['BLAS_ENV_VARS', 'MAX_X_VALUES', 'REGRET_LABELS', 'INTERVALS', 'EXPERIMENTS', 'SCALES', 'PAPER_MODULES',
            'default_blas_threads', 'set_blas_env', 'Experiment', 'run_hash', 'Run', 'code_version', 'experiment_runs',
            'CorruptCacheWarning', 'parallel_map', 'SweepReport', 'validate_experiment', 'check_writable_dir',
-           'run_experiment', 'reuse_loaded_traces', 'Results', 'load_results', 'regret_curves', 'mean_interval',
-           'method_legend', 'plot_regret', 'summary_table', 'register_experiment', 'get_experiment', 'list_experiments',
-           'load_all', 'smoke', 'baselines']
+           'run_experiment', 'reuse_loaded_traces', 'Results', 'load_results', 'default_cache_dir', 'read_cached',
+           'cached_compute', 'regret_curves', 'mean_interval', 'method_legend', 'plot_regret', 'summary_table',
+           'register_experiment', 'get_experiment', 'list_experiments', 'load_all', 'smoke', 'baselines']
 
 # %% ../nbs/05_experiments.ipynb #6c967cae
 BLAS_ENV_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS',
@@ -557,6 +558,52 @@ def load_results(exp:Experiment|str, # an Experiment or a registered name
         elif tr is False: corrupt.append(path)
         else: missing.append(r)
     return Results(exp, traces, missing, corrupt)
+
+# %% ../nbs/05_experiments.ipynb #acc8593a
+def default_cache_dir() -> str:
+    """The committed results cache: `$HDBO_RESULTS` if set; else `results/` beside the package (a clone), or under the
+    working directory or its parent (a notebook in `nbs/`); else the clone this package was installed from in editable
+    mode (so a copy of the package, as a mutation test makes, still finds it); else 'results'."""
+    if os.environ.get('HDBO_RESULTS'): return os.environ['HDBO_RESULTS']
+    here = os.path.dirname(os.path.abspath(__file__)) if '__file__' in globals() else os.getcwd()
+    cands = [os.path.join(here, '..', 'results'), 'results', os.path.join('..', 'results')]
+    try:
+        from importlib.metadata import distribution
+        url = json.loads(distribution('hdbo_nb').read_text('direct_url.json') or '{}').get('url', '')
+        if url.startswith('file://'): cands.append(os.path.join(url[7:], 'results'))
+    except Exception: pass
+    return next((os.path.normpath(c) for c in cands if os.path.isdir(c)), 'results')
+
+
+# %% ../nbs/05_experiments.ipynb #7b2763b1
+def read_cached(name:str, # path inside the cache, e.g. 'boo/theory/lemma3.json'
+                cache_dir=None, # the results cache (default `default_cache_dir()`)
+               ) -> dict:
+    "A computed result stored in the results cache by `cached_compute` (a theory check's numbers, a summary)."
+    path = os.path.join(os.fspath(cache_dir or default_cache_dir()), name)
+    if not os.path.exists(path): raise FileNotFoundError(f"{path} is missing: the notebook that measures it computes it")
+    with open(path) as fh: return json.load(fh)
+
+def cached_compute(name:str, # path inside the cache, e.g. 'boo/theory/lemma3.json'
+                   params:dict, # what the result depends on: a file made with other values is recomputed
+                   compute:Callable, # compute(**params) -> a dict (numpy arrays and scalars are stored as lists and numbers)
+                   cache_dir=None, # the results cache (default `default_cache_dir()`)
+                   recompute:bool=False, # compute and store again even when the stored params match
+                  ) -> dict:
+    """The stored result of `compute(**params)` when it was made with `params`; otherwise computed now and stored
+    atomically (JSON: what a claim reads in a second instead of recomputing). Returns the result as read back."""
+    want = _jsonable(params)
+    if not recompute:
+        try:
+            c = read_cached(name, cache_dir)
+            if c.get('params') == want: return c
+        except FileNotFoundError: pass
+    out = dict(params=want, **_jsonable(compute(**params)))
+    def _w(tmp):
+        with open(tmp, 'w') as fh: json.dump(out, fh)
+    _atomic_write(os.path.join(os.fspath(cache_dir or default_cache_dir()), name), _w)
+    return json.loads(json.dumps(out))
+
 
 # %% ../nbs/05_experiments.ipynb #7e638bbd
 REGRET_LABELS = {'simple': 'simple regret f* − max f(x_i)', 'cumulative': 'cumulative regret Σ (f* − f(x_t))'}

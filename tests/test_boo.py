@@ -54,11 +54,11 @@ def test_bad_options():
     with pytest.raises(ValueError, match='b must be'): BOO([[0, 1]] * 2, b=3)
     with pytest.raises(ValueError, match='refit_every'): BOO([[0, 1]] * 2, refit_every=0)
 
-def test_claims_evaluate_on_the_committed_cache():
+def test_claims_evaluate_on_the_committed_cache(scorecard):
     "Every registered claim of the BOO paper measures to a verdict (not an error) on the committed results cache."
-    from pathlib import Path
-    from hdbo_nb.claims import evaluate_claims, VERDICTS
-    res = evaluate_claims('boo', Path(__file__).resolve().parents[1] / 'results')
+    from hdbo_nb.claims import VERDICTS
+    from conftest import paper_results
+    res = paper_results(scorecard, 'boo')
     assert len(res) >= 19, [r.claim.id for r in res]     # the theory notebook may register more
     assert {r.claim.kind for r in res} == {'experiment', 'theory', 'erratum'}
     bad = {r.claim.id: r.error for r in res if r.measurement is None}

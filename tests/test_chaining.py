@@ -251,11 +251,11 @@ def test_problems():
 CLAIM_KEYS = {'fig1-staircase', 'fig2-se', 'fig2-himmelblau', 'fig2-graphs', 'large-design', 'covering-numbers',
               'chaining-vs-union', 'theorem1-runs', 'a3-constants', 'a2-lemma', 'h-scale', 'corollary1-rates'}
 
-def test_claims_give_verdicts_on_the_cache():
+def test_claims_give_verdicts_on_the_cache(scorecard):
     "Every registered Chaining-UCB claim evaluates to a verdict (not an error) on the committed results cache."
-    import pathlib
-    from hdbo_nb.claims import evaluate_claims, VERDICTS
-    rs = evaluate_claims('chaining', str(pathlib.Path(__file__).resolve().parents[1] / 'results'))
+    from hdbo_nb.claims import VERDICTS
+    from conftest import paper_results
+    rs = paper_results(scorecard, 'chaining')
     assert CLAIM_KEYS <= {r.claim.key for r in rs}
     assert all(r.measurement is not None for r in rs), [(r.claim.id, r.error) for r in rs if r.error]
     assert all(r.verdict in VERDICTS and r.measurement.value for r in rs)

@@ -7,10 +7,10 @@ import hdbo_nb.claims as hc
 from hdbo_nb.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
-CACHE = str(ROOT/'results')
+from conftest import CACHE
 
 @pytest.fixture(scope='module')
-def results(): return hc.evaluate_claims(cache_dir=CACHE)
+def results(scorecard): return scorecard
 
 def _docs_tool():
     spec = importlib.util.spec_from_file_location('hdbo_docs_tool', ROOT/'tools'/'docs.py')
@@ -80,3 +80,49 @@ def test_a_wrong_measurement_is_reported_not_hidden(monkeypatch):
     r = next(r for r in hc.evaluate_claims('sibo', CACHE) if r.claim.id == c.id)
     assert r.verdict == 'error' and 'boom' in r.error
     assert '**error**: RuntimeError: boom' in hc.claims_markdown([r])
+
+# ---------------------------------------------------------------- what every verdict rests on
+def _no_compute(*a, **k): raise AssertionError('the scorecard computes instead of reading the cache')
+
+def test_scorecard_reads_only_the_cache(monkeypatch):
+    """The whole scorecard evaluates from the committed cache alone: no optimiser run (a run records a trace) and no GP
+    fit while it evaluates, and in seconds."""
+    import time
+    from hdbo_nb.core import Trace
+    from hdbo_nb.gp import GP
+    hc.all_claims()                                   # the paper modules import first (they may build small constants)
+    monkeypatch.setattr(Trace, 'add', _no_compute); monkeypatch.setattr(GP, 'fit', _no_compute)
+    t0 = time.perf_counter(); res = hc.evaluate_claims(cache_dir=CACHE, quiet=True); dt = time.perf_counter() - t0
+    assert not [(r.claim.id, r.error) for r in res if r.verdict == 'error']
+    assert dt < 60, f'the scorecard took {dt:.0f} s'   # about 10 s on two quiet cores; the bound leaves room for a loaded machine
+
+def test_every_comparison_states_its_null_models_and_seeds(results):
+    "Each experimental claim states where its methods stand against the null models and how its verdict takes seeds."
+    bad = [r.claim.id for r in results if r.claim.kind == 'experiment' and r.verdict != 'not testable here'
+           and not (r.measurement.nulls and r.measurement.seeds)]
+    assert not bad, f'experimental claims without null models or seed stability: {bad}'
+
+def test_every_measurement_names_its_free_choices(results):
+    "Each experimental claim names the choices it rests on (a `Dependence`, swept or not)."
+    bad = [r.claim.id for r in results if r.claim.kind == 'experiment' and r.verdict != 'not testable here'
+           and not r.measurement.depends]
+    assert not bad, f'experimental claims that name no free choice: {bad}'
+
+def test_every_theory_check_can_fail(results):
+    "Each theory claim that is scored names the variant on which the same check fails, and the bound's slack."
+    for r in results:
+        if r.claim.kind != 'theory' or r.verdict == 'not testable here': continue
+        m = r.measurement
+        assert m.fails_on is not None, f'{r.claim.id}: no variant on which the check fails (else: not testable here)'
+        assert m.fails_on.verdict in hc.FAILING, f'{r.claim.id}: on {m.fails_on.name} the check gives {m.fails_on.verdict!r}'
+        assert m.slack, f'{r.claim.id}: no slack reported'
+
+def test_errata_and_arithmetic_are_confirmed_and_counted_apart(results):
+    chk = [r for r in results if r.claim.kind in ('erratum', 'arithmetic')]
+    assert chk and all(r.verdict in hc.CHECK_VERDICTS for r in chk)
+    assert all(r.verdict in hc.CLAIM_VERDICTS for r in results if r.claim.kind in ('experiment', 'theory'))
+    text = hc.claims_text(results)
+    for p in hc.PAPERS:            # one counting rule: the terminal's header line and the home page's row agree
+        rows = [r for r in results if r.claim.paper == p and r.claim.kind in ('experiment', 'theory')]
+        assert f"{hc.PAPERS[p]}: {len(rows)} claims (" in text
+        assert f"[{hc.PAPERS[p]}](07_claims.ipynb) | {len(rows)} |" in hc.claims_counts_markdown(results)

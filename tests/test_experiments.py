@@ -313,7 +313,7 @@ def test_a_killed_worker_fails_only_its_run(serial, tmp_path, monkeypatch):
 
 def test_committed_results_keep_their_keys():
     "Cache keys without a version are what they were: the committed results under results/ still load."
-    root = pathlib.Path(__file__).resolve().parents[1] / 'results'
+    from conftest import CACHE as root
     res = load_results(get_experiment('msucb-fig4', 'quick'), root)
     assert not res.missing and not res.corrupt and sum(map(len, res.values())) == 12   # 6 methods (random search included) x 2 seeds
 

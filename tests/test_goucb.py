@@ -232,11 +232,11 @@ def test_bad_input():
     with pytest.raises(ValueError, match='551'): MLP(20)(np.zeros(3), np.zeros((1, 20)))
 
 # ---------------------------------------------------------------- the claims scorecard
-def test_claims_evaluate_on_the_committed_cache():
+def test_claims_evaluate_on_the_committed_cache(scorecard):
     "Every registered GO-UCB claim measures to a verdict (not an error) on the committed results cache."
-    from pathlib import Path
-    from hdbo_nb.claims import VERDICTS, evaluate_claims
-    rs = evaluate_claims('goucb', str(Path(__file__).resolve().parents[1] / 'results'))
+    from hdbo_nb.claims import VERDICTS
+    from conftest import paper_results
+    rs = paper_results(scorecard, 'goucb')
     assert len(rs) >= 20 and {r.claim.kind for r in rs} == {'experiment', 'theory', 'erratum'}
     assert [(r.claim.id, r.error) for r in rs if r.measurement is None] == []
     assert all(r.verdict in VERDICTS for r in rs)

@@ -111,11 +111,11 @@ def test_oracle_floor_separable():
     assert np.isclose(oracle_floor(P, 2, 10, rng=7), np.min(((2 * Z) ** 2).sum(1)))
 
 
-def test_claims_evaluate_on_the_cache():
+def test_claims_evaluate_on_the_cache(scorecard):
     "Every registered MS-UCB claim measures to a verdict (not an error) on the committed results cache."
-    import os
-    from hdbo_nb.claims import evaluate_claims, VERDICTS
-    res = evaluate_claims('msucb', os.path.join(os.path.dirname(__file__), '..', 'results'))
+    from hdbo_nb.claims import VERDICTS
+    from conftest import paper_results
+    res = paper_results(scorecard, 'msucb')
     assert len(res) >= 17
     errors = [(r.claim.id, r.error) for r in res if r.verdict == 'error']
     assert not errors, errors
