@@ -60,6 +60,7 @@ class Experiment:
     group: str = '' # a cache sub-directory shared by related experiments (a paper's: 'boo', 'msucb')
     problem_options: dict = field(default_factory=dict) # {problem label: {method label: {options}}}: per-problem extra options
     version: str|None = None # opt-in: a code version in every run's identity ('auto': see `code_version`); None keeps earlier keys
+    store_x: bool|None = None # storage, not identity: False keeps only each run's best point (sweeps whose plots and claims read values only); None: all points unless D x evaluations > `MAX_X_VALUES`
 
     def __post_init__(self):
         if not re.fullmatch(r'[A-Za-z0-9][A-Za-z0-9._-]*', self.name or ''):
@@ -497,7 +498,8 @@ def run_experiment(exp:Experiment|str, # an Experiment, or a registered name (se
                                          n_jobs=n_jobs, backend=backend, scheduler=scheduler,
                                          on_failure=lambda run, cause: (run, None, cause)):
             if err is None:
-                tr.save(run.path(cache_dir), store_x=tr.dim * len(tr) <= MAX_X_VALUES); rep.ran += 1
+                keep_x = tr.dim * len(tr) <= MAX_X_VALUES if exp.store_x is None else exp.store_x
+                tr.save(run.path(cache_dir), store_x=keep_x); rep.ran += 1
                 if os.path.exists(_failure_path(run, cache_dir)): os.remove(_failure_path(run, cache_dir))
             else: rep.failed.append((_label(run), err)); _record_failure(run, cache_dir, err)
             bar.update(postfix=f"{run.method_label}/{run.problem_label}/s{run.seed}")

@@ -342,3 +342,15 @@ def test_experiment_budget_must_be_a_positive_integer(budget):
     from hdbo_nb.experiments import Experiment
     with pytest.raises(ValueError, match='budget must be a positive integer'):
         Experiment('x', methods={'R': ('random', {})}, problems={'b': ('branin', {})}, seeds=1, budget=budget)
+
+def test_store_x_false_keeps_values_and_keys(tmp_path):
+    "A compact sweep (store_x=False) stores each run's values and best point only, under the same run keys."
+    import dataclasses
+    compact = dataclasses.replace(TINY, store_x=False)
+    assert [r.key for r in experiment_runs(compact)] == [r.key for r in experiment_runs(TINY)]
+    run_experiment(compact, tmp_path, show_progress=False)
+    full = run_experiment(TINY, tmp_path / 'full', show_progress=False)
+    a, b = load_results(compact, tmp_path), load_results(TINY, tmp_path / 'full')
+    for k in a:
+        for ta, tb in zip(a[k], b[k]):
+            assert np.isnan(ta.X).all() and np.array_equal(ta.f, tb.f) and np.array_equal(ta.best_x, tb.best_x)
