@@ -573,7 +573,12 @@ a[style*="float:right"] { font-size: smaller; }
 @media (max-width: 767.98px) {
   .bd-article .cell_output { overflow-x: auto; }
   .bd-article .cell_output img[style*="--fig-min"] { min-width: var(--fig-min); }
+  .bd-article h1 { font-size: 1.9rem; }                  /* the story starts within the first screen */
+  .bd-article .page-description { font-size: 1em; }
 }
+/* a printed table (columns aligned with spaces; the build marks it `text-table`) keeps its columns: wrapping would scramble
+   them, so a table wider than the column scrolls inside its box */
+.bd-article .cell_output pre.text-table { white-space: pre; overflow-wrap: normal; overflow-x: auto; }
 """
 
 SITE_JS = """// Search: section-level hits, and result snippets in plain text from the page's article (not from the theme's
@@ -794,11 +799,20 @@ def _wbr(html):
     parts = re.split(r'(<[^>]+>|&\w+;|&#\d+;)', html)
     return ''.join(p if p.startswith(('<', '&')) else re.sub(r'(?<=\w)([_.])(?=\w)', r'\1<wbr>', p) for p in parts)
 
+_OUTPUT_PRE = re.compile(r'(<div class="output [^"]*"><div class="highlight"><pre)>(.*?)(</pre>)', re.S)
+
+def is_text_table(text):
+    "Printed text laid out as a table: most of its lines (at least three) have columns aligned by runs of spaces."
+    import html as _html
+    lines = [l for l in _html.unescape(re.sub(r'<[^>]+>', '', text)).split('\n') if l.strip()]
+    return len(lines) >= 3 and sum(bool(re.search(r'\S {2,}\S', l.strip())) for l in lines) >= 0.6 * len(lines)
+
 def finish_pages(out:Path):
     """Finish the HTML Sphinx wrote. Headings and the page's contents get `<wbr>` after `_` and `.`, so that a long name
     (`EmbeddingCore.make_embedding`) breaks there on a phone and never inside a word; the contents list marks API entries
     (`toc-api`). Figures get their size (no page jump while they load), their resolution (`data-dpi`) and the narrowest
-    width at which their text stays legible on a phone (`--fig-min`, used by the stylesheet)."""
+    width at which their text stays legible on a phone (`--fig-min`, used by the stylesheet). Printed tables are marked
+    (`text-table`): they keep their columns and scroll in their box where the column is too narrow."""
     facts = {}
     for page in out.rglob('*.html'):
         html = page.read_text(encoding='utf-8')
@@ -813,6 +827,7 @@ def finish_pages(out:Path):
             extra = f' width="{w}" height="{h}"' + (f' data-dpi="{dpi}" style="--fig-min: {figure_min_width(w, dpi)}px"' if dpi else '')
             return f'<img{m[1]}src="{m[2]}"{m[3]}{extra} />'
         html = _IMG.sub(img, html)
+        html = _OUTPUT_PRE.sub(lambda m: m[1] + (' class="text-table">' if is_text_table(m[2]) else '>') + m[2] + m[3], html)
         body_at = html.find('<main')
         if body_at > 0:
             head, body = html[:body_at], html[body_at:]
