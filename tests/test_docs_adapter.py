@@ -222,6 +222,21 @@ def test_figures_get_their_size_and_phone_width(tmp_path):
     html = (tmp_path/'p.html').read_text()
     assert '<h3>a_<wbr>b<a' in html and f'width="480" height="160" data-dpi="80" style="--fig-min: {round(480 * 7 / (10 * 80 / 72))}px"' in html
 
+def test_contents_mark_api_entries():
+    "An entry of the page's contents is an API entry when its section is a heading followed by a signature."
+    sec = lambda i, h, sig: (f'<section id="{i}">\n<span id="{i}x"></span><h3>{h}<a class="headerlink" href="#{i}" title="">#</a></h3>\n'
+                             + ('<div class="highlight-python notranslate"><div class="highlight"><pre>def f()</pre></div></div>' if sig else '<p>text</p>')
+                             + '</section>')
+    li = lambda i, h: f'<li class="toc-h3 nav-item toc-entry"><a class="reference internal nav-link" href="#{i}">{h}</a></li>'
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        page = Path(d)/'p.html'
+        page.write_text('<main>' + li('trace', 'Trace') + li('traces', 'Traces') + sec('trace', 'Trace', True) + sec('traces', 'Traces', False) + '</main>')
+        docs.finish_pages(Path(d))
+        html = page.read_text()
+    assert 'toc-entry toc-api"><a class="reference internal nav-link" href="#trace">' in html
+    assert 'toc-entry"><a class="reference internal nav-link" href="#traces">' in html
+
 def test_search_text_of_formulas():
     assert docs.tex_text('\\sqrt{\\beta_t}\\,\\sigma_{t-1}(x) \\le \\frac{1}{t}') == '√β_t σ_t-1(x) ≤ 1/t'
     assert docs.plain_text('*Figure 2.* `GP` on [$\\mathcal{X}$](u)') == 'Figure 2. GP on X'

@@ -349,7 +349,12 @@ _TEX_WORDS = {'alpha': 'α', 'beta': 'β', 'gamma': 'γ', 'delta': 'δ', 'epsilo
               'Theta': 'Θ', 'Lambda': 'Λ', 'Sigma': 'Σ', 'Phi': 'Φ', 'Psi': 'Ψ', 'Omega': 'Ω', 'le': '≤', 'leq': '≤', 'ge': '≥',
               'geq': '≥', 'ne': '≠', 'neq': '≠', 'approx': '≈', 'sim': '~', 'in': '∈', 'times': '×', 'cdot': '·', 'pm': '±',
               'infty': '∞', 'sum': 'Σ', 'prod': 'Π', 'sqrt': '√', 'to': '→', 'rightarrow': '→', 'ldots': '…', 'dots': '…',
-              'cdots': '…', 'log': 'log', 'exp': 'exp', 'max': 'max', 'min': 'min', 'arg': 'arg', '|': '‖'}
+              'cdots': '…', 'log': 'log', 'exp': 'exp', 'max': 'max', 'min': 'min', 'arg': 'arg', '|': '‖', 'quad': ' ',
+              'qquad': ' ', 'rm': '', 'it': '', 'bf': '', 'displaystyle': '', 'lfloor': '⌊', 'rfloor': '⌋', 'lceil': '⌈',
+              'rceil': '⌉', 'mid': '|', 'vert': '|', 'lVert': '‖', 'rVert': '‖', 'langle': '⟨', 'rangle': '⟩', 'top': 'ᵀ',
+              'ast': '*', 'star': '*', 'prime': '′', 'partial': '∂', 'nabla': '∇', 'forall': '∀', 'exists': '∃',
+              'subset': '⊂', 'subseteq': '⊆', 'cup': '∪', 'cap': '∩', 'emptyset': '∅', 'mapsto': '↦', 'propto': '∝',
+              'ell': 'ℓ', 'circ': '∘', 'lesssim': '≲', 'gtrsim': '≳', 'll': '≪', 'gg': '≫', 'equiv': '≡'}
 
 def tex_text(tex):
     "Readable plain text for a TeX formula (alt text, search snippets): `\\sigma_t^2` -> `σ_t^2`."
@@ -595,7 +600,7 @@ const hdboTexText = tex => {
   return t.replace(/\\s+/g, ' ').trim();
 };
 const HDBO_CHROME = '.headerlink, script, style, nav, .toctree-wrapper, .bd-sidebar-primary, .bd-sidebar-secondary, .bd-header, ' +
-                    '.bd-footer, .bd-header-article, .bd-footer-article, .prev-next-area';
+                    '.bd-footer, .bd-header-article, .bd-footer-article, .prev-next-area, a[target="_blank"][style*="float"]';
 const hdboPlain = (el, withSubsections = true, withCode = true) => {
   const c = el.cloneNode(true);
   c.querySelectorAll(HDBO_CHROME).forEach(e => e.remove());
@@ -658,8 +663,12 @@ const hdboPatchSearch = () => {
       const h = refined.querySelector(':scope > h1, :scope > h2, :scope > h3, :scope > h4, :scope > h5, :scope > h6');
       const title = h ? hdboPlain(h) : '';
       setTimeout(() => {
-        const a = p.parentElement && p.parentElement.querySelector('a');
-        if (a && !a.hash) { a.href += '#' + refined.id; if (title) a.textContent += ' › ' + title; }
+        const li = p.parentElement, a = li && li.querySelector('a');
+        if (!a || a.hash) return;
+        a.href += '#' + refined.id;
+        if (title) a.textContent += ' › ' + title;
+        const same = [...document.querySelectorAll('#search-results li > a')].filter(b => b !== a && b.href === a.href);
+        if (same.length) li.remove();             // that section is already a hit (its title has the words)
       }, 0);
     }
     return p;
@@ -792,7 +801,8 @@ def figure_min_width(width, dpi, text_px=FIG_TEXT_PX_PHONE):
 _IMG = re.compile(r'<img\b([^>]*?)\bsrc="([^"]+\.png)"([^>]*?)\s*/?>')
 _HEADING = re.compile(r'(<h[1-6][^>]*>)(.*?)(</h[1-6]>)', re.S)
 _TOC_LINK = re.compile(r'(<li class="([^"]*)">)(<a class="reference internal nav-link[^"]*" href="[^"]*">)(.*?)(</a>)', re.S)
-_API_NAME = re.compile(r'[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*')
+_API_SECTION = re.compile(r'<section id="([^"]+)">\s*(?:<span id="[^"]*"></span>)*<h[1-6]>[^<]*(?:<wbr>[^<]*)*<a class="headerlink"'
+                          r'[^>]*>[^<]*</a></h[1-6]>\s*<div class="highlight-python notranslate">')
 
 def _wbr(html):
     "`<wbr>` after `_` and `.` inside names in the text (not in tags or entities) of an HTML fragment: where a name may break."
@@ -829,11 +839,13 @@ def finish_pages(out:Path):
         html = _IMG.sub(img, html)
         html = _OUTPUT_PRE.sub(lambda m: m[1] + (' class="text-table">' if is_text_table(m[2]) else '>') + m[2] + m[3], html)
         body_at = html.find('<main')
-        if body_at > 0:
+        if body_at >= 0:
             head, body = html[:body_at], html[body_at:]
             body = _HEADING.sub(lambda m: m[1] + _wbr(m[2]) + m[3], body)
+            api = set(_API_SECTION.findall(body))        # sections that are API entries: a heading, then a signature
             def toc(m):
-                cls = m[2] + (' toc-api' if _API_NAME.fullmatch(re.sub(r'<[^>]+>', '', m[4]).strip()) and 'toc-h2' not in m[2] else '')
+                href = re.search(r'href="#([^"]+)"', m[3])
+                cls = m[2] + (' toc-api' if href and href[1] in api else '')
                 return f'<li class="{cls}">' + m[3] + _wbr(m[4]) + m[5]
             body = _TOC_LINK.sub(toc, body)
             html = head + body
@@ -898,7 +910,8 @@ def build_offline(out:Path, n_workers=2, printed=None):
                                              author=cfg.get('author', ''), copyright=cfg.get('copyright', '')))
     (src/'_static'/'hdbo.css').write_text(CSS)
     (src/'_static'/'hdbo.js').write_text(SITE_JS)
-    (src/'_static'/'favicon.svg').write_text(FAVICON)
+    icon = cfg.nbs_path/'favicon.svg'           # the site's icon, shared with Quarto's build (_quarto.yml: website.favicon)
+    (src/'_static'/'favicon.svg').write_text(icon.read_text() if icon.exists() else FAVICON)
     if out.exists(): shutil.rmtree(out)
     cmd = [sys.executable, '-m', 'sphinx', '-W', '--keep-going', '-q', '-E', '-b', 'html', '-d', str(SRC/'doctrees'), str(src), str(out)]
     r = subprocess.run(cmd)
