@@ -182,7 +182,8 @@ def test_figure_captions_and_alt_text():
                     {'cell_type': 'code', 'source': '#| fig-cap: "Fig. 3: the tree"\nplot()', 'outputs': [png]}]}
     cells = list(docs.adapt_cells(nb, SITE, '12_x.ipynb', 'myst', title='X'))
     alts = [c[4].get('alt') for c in cells if c[0] == 'code']
-    assert alts == ['Figure 1. Simple regret r_t of MS-UCB against √β_t.', 'Figure in “Regret on D = 20”', 'Fig. 3: the tree']
+    assert alts == ['Figure 1. Simple regret r_t of MS-UCB against √β_t.', 'Figure in “Regret on D = 20”: The regret falls.',
+                    'Fig. 3: the tree']
     mds = [c[1] for c in cells if c[0] == 'md']
     assert mds[1].startswith('{.figure-caption}\n*Figure 1.*') and not mds[2].startswith('{') and mds[3] == '{.figure-caption}\nFig. 3: the tree'
     assert docs.caption_of('**Fig. 2**: x') and docs.caption_of('*Left: regret; right: time.*') and not docs.caption_of('## Fig. 2')

@@ -675,18 +675,23 @@ def test_no_duplicated_element_ids(crawl):
     bad = {_page(u): f['facts']['duplicate_ids'][:10] for u, f in pages.items() if f.get('facts', {}).get('duplicate_ids')}
     assert not bad, f'duplicated ids: {bad}'
 
-def test_every_api_entry_has_a_docstring(crawl):
+def _union(crawl, phone, fn):
+    "{page: sorted offenders} of `fn(facts)` over the pages at both widths."
+    out = {}
+    for _, facts in _both(crawl, phone):
+        for u, f in facts.items(): out.setdefault(_page(u), set()).update(fn(f))
+    return {pg: sorted(v) for pg, v in out.items() if v}
+
+def test_every_api_entry_has_a_docstring(crawl, phone):
     """No entry shows Python's placeholder "Call self as a function." (what show_doc prints for a function without a
     docstring): every public name has a real one-line docstring. Reports the entries, by page, for their owners."""
-    pages, _ = crawl
-    offenders = {_page(u): sorted(set(f['facts']['placeholder'])) for u, f in pages.items() if f.get('facts', {}).get('placeholder')}
+    offenders = _union(crawl, phone, lambda f: f['placeholder'])
     new = _report('docstring', offenders, KNOWN_OFFENDERS['docstring'], 'API entries without a docstring')
     assert not new, '\n'.join(new)
 
-def test_signatures_show_no_false_nonetype(crawl):
+def test_signatures_show_no_false_nonetype(crawl, phone):
     "A parameter defaulting to None shows no inferred type (`rng=None`, not `rng:NoneType=None`)."
-    pages, _ = crawl
-    bad = {_page(u): f['facts']['nonetype'][:8] for u, f in pages.items() if f.get('facts', {}).get('nonetype')}
+    bad = _union(crawl, phone, lambda f: f['nonetype'])
     assert not bad, f'signatures with NoneType: {bad}'
 
 def _fig_name(f): return f"{f['src'][:10]}… in “{f['section'][:50]}”"
@@ -717,26 +722,21 @@ def test_figure_text_is_legible(crawl, phone):
     new += _report('figure_text_phone', tel, KNOWN_OFFENDERS['figure_text_phone'], 'figures more than two phone screens wide')
     assert not new, '\n'.join(new)
 
-def test_figures_have_captions_and_alt_text(crawl):
+def test_figures_have_captions_and_alt_text(crawl, phone):
     """Every figure has alt text that says what it shows (the build derives it from the caption, never a file name), and a
     caption: a markdown line right under it, starting with "Figure"/"Fig." or in italics (or Quarto's `#| fig-cap:`)."""
-    pages, _ = crawl
-    no_alt, no_caption = [], {}
-    for u, f in pages.items():
-        for g in f.get('facts', {}).get('figures', []):
-            if not g['alt'] or re.search(r'\.png$|^[0-9a-f]{16,}|_images/', g['alt']) or len(g['alt'].split()) < 2:
-                no_alt.append(f'{_page(u)}: {g["src"]} alt={g["alt"]!r}')
-            if not g['caption']: no_caption.setdefault(_page(u), []).append(_fig_name(g))
-    assert not no_alt, f'figures whose alt text does not say what they show: {no_alt[:10]}'
+    no_alt = _union(crawl, phone, lambda f: {f'{g["src"]} alt={g["alt"]!r}' for g in f['figures']
+                                             if not g['alt'] or re.search(r'\.png$|^[0-9a-f]{16,}|_images/', g['alt']) or len(g['alt'].split()) < 2})
+    no_caption = _union(crawl, phone, lambda f: {_fig_name(g) for g in f['figures'] if not g['caption']})
+    assert not no_alt, f'figures whose alt text does not say what they show: {list(no_alt.items())[:10]}'
     new = _report('caption', no_caption, KNOWN_OFFENDERS['caption'], 'figures without a caption')
     assert not new, '\n'.join(new)
 
-def test_output_blocks_are_short(crawl):
+def test_output_blocks_are_short(crawl, phone):
     "No printed output block is over 25 lines (results as compact tables, no logs or raw dicts). Reports the blocks."
-    pages, _ = crawl
-    offenders = {_page(u): [f"{o['lines']} lines in “{o['section'][:40]}”: {o['first'][:50]}" for o in f['facts']['outputs']
-                            if o['lines'] > MAX_OUTPUT_LINES] for u, f in pages.items() if 'facts' in f}
-    new = _report('long_output', {k: v for k, v in offenders.items() if v}, KNOWN_OFFENDERS['long_output'],
+    offenders = _union(crawl, phone, lambda f: {f"{o['lines']} lines in “{o['section'][:40]}”: {o['first'][:50]}" for o in f['outputs']
+                                                if o['lines'] > MAX_OUTPUT_LINES})
+    new = _report('long_output', offenders, KNOWN_OFFENDERS['long_output'],
                   f'printed output blocks over {MAX_OUTPUT_LINES} lines')
     assert not new, '\n'.join(new)
 

@@ -387,6 +387,16 @@ def is_paper_page(nb_path):
 def _images(cell):
     return sum(1 for o in cell.get('outputs', []) if any(k.startswith('image/') for k in o.get('data', {})))
 
+def _fallback_alt(section, nxt):
+    "Alt text for a figure without a caption: its section and the first sentence of the paragraph under it, if any."
+    alt = f'Figure in “{section}”' if section else 'Figure'
+    first = re.split(r'\n[ \t]*\n', _src(nxt['source']).strip(), maxsplit=1)[0] if nxt is not None and nxt['cell_type'] == 'markdown' else ''
+    if first and not re.match(r'#|[-+|>:<]|\$\$|```|\d+[.)] ', first):
+        sentence = re.match(r'(.{20,}?[.!?:])(\s|$)', plain_text(first))
+        text = sentence[1] if sentence else plain_text(first)
+        alt += ': ' + (text if len(text) <= 200 else text[:200].rsplit(' ', 1)[0] + ' …')
+    return alt
+
 def adapt_cells(nb, site, here, flavour, title=''):
     """Yield (kind, cell) for the cells to render: ('md', text) or ('code', code, tags, outputs, meta), where `meta` has the
     alt text of the cell's figures (`alt`), from their caption: the `fig-cap` option or the markdown line right under them
@@ -415,7 +425,7 @@ def adapt_cells(nb, site, here, flavour, title=''):
                 nxt = cells[i + 1] if i + 1 < len(cells) else None
                 caption = opts.get('fig-cap') if isinstance(opts.get('fig-cap'), str) else None
                 if caption is None and nxt is not None and nxt['cell_type'] == 'markdown': caption = caption_of(_src(nxt['source']))
-                meta['alt'] = plain_text(caption) if caption else f'Figure in “{section}”' if section else 'Figure'
+                meta['alt'] = plain_text(caption) if caption else _fallback_alt(section, nxt)
             tags = []
             if opts.get('echo') is False or not code.strip(): tags.append('remove-input')
             if opts.get('output') is False: tags.append('remove-output')
