@@ -9,12 +9,21 @@ Two engines build the same site. `quarto` is nbdev's own `nbdev_docs`, used when
 `offline` needs no Quarto:
 
 1. nbdev processes `nbs/` into `_proc/` exactly as it does before Quarto renders (front matter, show_doc,
-   hidden cells, doc links); only its attempt to install Quarto is switched off.
+   hidden cells, doc links); only its attempt to install Quarto is switched off, and a parameter defaulting to None
+   shows no inferred `NoneType`.
 2. The adapter below turns the Quarto-specific parts into plain notebooks that myst-nb reads: front matter ->
    title and description, `#|` options -> cell tags, `output: asis` -> markdown, callouts -> admonitions,
-   show_doc headings -> the anchors nbdev's doc links (`_modidx`) point at, links to the published site -> relative
-   links. Pages are named after Quarto's `output-file` (`core.html`) and ordered as in `sidebar.yml`.
-3. Sphinx (`-W`, myst-nb, sphinx-book-theme, MathJax served from the site itself) renders `_docs/`.
+   show_doc headings -> the anchors nbdev's doc links (`_modidx`) point at (where the heading lacks that id),
+   links to the published site -> relative links. Pages are named after Quarto's `output-file` (`core.html`) and
+   ordered as in `sidebar.yml`, whose labels title the pages nbdev titles with a module's name (`core`).
+   For readers: a docstring's `*` and `_` that are not emphasis stay literal; a figure's caption is the markdown line
+   right under it when that line starts with "Figure"/"Fig." or is in italics (or `#| fig-cap:`), and gives the
+   figure its alt text; stderr (progress bars, warnings) and, on the papers' pages, the runner's sweep summaries
+   are not shown.
+3. Sphinx (`-W`, myst-nb, sphinx-book-theme, MathJax served from the site itself) renders `_docs/`; the build then
+   lets names break after `_` and `.`, marks API entries in the contents, gives figures their size and the width at
+   which their text stays legible on a phone, and marks printed tables (they keep their columns). The stylesheet
+   keeps every page within a phone's width (display math, tables and wide figures scroll in their own box).
 
 README.md is written from the same adapted cells of `nbs/index.ipynb`, as GitHub-flavoured markdown.
 """
