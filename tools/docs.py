@@ -598,6 +598,7 @@ a[style*="float:right"] { font-size: smaller; }
   .bd-article .cell_output { overflow-x: auto; }
   .bd-article .cell_output img[style*="--fig-min"] { min-width: var(--fig-min); }
   .bd-article h1 { font-size: 1.9rem; }                  /* the story starts within the first screen */
+  .bd-article h2 { font-size: 1.5rem; } .bd-article h3 { font-size: 1.25rem; } .bd-article h4 { font-size: 1.1rem; }
   .bd-article .page-description { font-size: 1em; }
 }
 /* a printed table (columns aligned with spaces; the build marks it `text-table`) keeps its columns: wrapping would scramble
@@ -848,12 +849,13 @@ def finish_pages(out:Path):
         def img(m):
             attrs = m[1] + m[3]
             src = page.parent/m[2]
-            if 'width=' in attrs or not src.is_file(): return m[0]
+            if 'data-dpi=' in attrs or not src.is_file(): return m[0]
             if src not in facts: facts[src] = _png_facts(src.read_bytes())
             f = facts[src]
             if not f: return m[0]
             w, h, dpi = f
-            extra = f' width="{w}" height="{h}"' + (f' data-dpi="{dpi}" style="--fig-min: {figure_min_width(w, dpi)}px"' if dpi else '')
+            extra = f' width="{w}" height="{h}"' if 'width=' not in attrs else ''    # a retina figure has its own width
+            if dpi: extra += f' data-dpi="{dpi}"' + (f' style="--fig-min: {figure_min_width(w, dpi)}px"' if 'style=' not in attrs else '')
             return f'<img{m[1]}src="{m[2]}"{m[3]}{extra} />'
         html = _IMG.sub(img, html)
         html = _OUTPUT_PRE.sub(lambda m: m[1] + (' class="text-table">' if is_text_table(m[2]) else '>') + m[2] + m[3], html)
