@@ -602,7 +602,7 @@ KNOWN_OFFENDERS = {
                            'claim_rip_transition'),
     }.items() for name in names.split()},
     # figures per page whose text is too small at 1400 px (shown below 0.7 of their size, or default-size text under 9 px)
-    'figure_text_desktop': {'boo_theory.html': 2, 'chaining_experiments.html': 2, 'goucb_experiments.html': 3, 
+    'figure_text_desktop': {'boo_theory.html': 2, 'chaining_experiments.html': 2, 'goucb_experiments.html': 3,
         'msucb_experiments.html': 2},
     # figures per page that a phone must scroll over more than two screens wide to read (more than ~3 panels across)
     'figure_text_phone': {'msucb_experiments.html': 2},
