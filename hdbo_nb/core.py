@@ -133,15 +133,15 @@ def uniform(bounds:np.ndarray, # (D, 2) box
     return b[:, 0] + (b[:, 1] - b[:, 0]) * as_rng(rng).random((n, len(b)))
 
 # %% ../nbs/00_core.ipynb #3490880c
-class _NotANumber(TypeError):
-    "An objective value that is not a number (a string, None, an object): refused, never converted."
+class _NotANumber(TypeError, ValueError):
+    "An objective value that is not a number (a string, None, an object, an array of several): refused, never converted."
 
 def _number(v, what:str='y') -> float:
     "`v` as a float when it is a number (or a size-1 numeric array); NaN and inf pass (they mark failures)."
     a = None if isinstance(v, (str, bytes)) else np.asarray(v)
     if a is None or a.dtype.kind not in 'biuf':
         raise _NotANumber(f"{what} must be a number (NaN or inf marks a failed evaluation), got {v!r} ({type(v).__name__})")
-    if a.size != 1: raise ValueError(f"{what} must be a scalar, got shape {a.shape}")
+    if a.size != 1: raise _NotANumber(f"{what} must be a scalar, got shape {a.shape}")
     return float(a.reshape(()))
 
 class Problem:
