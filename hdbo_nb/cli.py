@@ -52,10 +52,11 @@ def cmd_list(args) -> int:
     for name in sorted(METHODS): print(f"  {name:<22} {_first_line(METHODS[name].__doc__)}")
     from hdbo_nb.functions import PROBLEMS
     print("\nproblems:")
+    w = max(map(len, PROBLEMS))
     for name in sorted(PROBLEMS):
         b = PROBLEMS[name]
         dim = f"{b.dim}-d" if b.dim else ("varies" if b.factory else "any dim")
-        print(f"  {name:<22} {dim:<8} {b.summary}")
+        print(f"  {name:<{w}} {dim:<8} {b.summary}")
     return 0
 
 # %% ../nbs/05a_cli.ipynb #fb1ded54

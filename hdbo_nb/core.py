@@ -529,7 +529,7 @@ class progress:
                  total:int|None=None, # number of items (default `len(it)`)
                  desc:str='', # a label
                  disable:bool|None=None, # None: off when HDBO_PROGRESS=0
-                 file=None, # stream for terminal/log output (default stderr)
+                 file=None, # stream for terminal/log output (default stderr; a stream given is written to, also in a notebook)
                  min_interval:float=0.2, # seconds between redraws
                  interval:float|None=None, # longest silence (s) while no item finishes; None: `HDBO_PROGRESS_INTERVAL` or 60; 0: none
                 ):
@@ -537,7 +537,7 @@ class progress:
         self.total = total if total is not None else (len(it) if hasattr(it, '__len__') else None)
         self.disable = os.environ.get('HDBO_PROGRESS', '1') == '0' if disable is None else disable
         self.file, self.min_interval = file or sys.stderr, min_interval
-        self.mode = 'notebook' if _in_notebook() else ('tty' if getattr(self.file, 'isatty', lambda: False)() else 'log')
+        self.mode = 'notebook' if file is None and _in_notebook() else ('tty' if getattr(self.file, 'isatty', lambda: False)() else 'log')
         self.t0, self._last, self._handle, self._logged, self.postfix = time.perf_counter(), 0., None, -1, ''
         self.interval = float(os.environ.get('HDBO_PROGRESS_INTERVAL') or 60) if interval is None else float(interval)
         self._lock, self._stop, self._printed = threading.Lock(), threading.Event(), self.t0
@@ -818,6 +818,7 @@ def _plot(self,
     if self.meta.get('best') and ok.any():
         ax.plot([self.best_index + 1], [s * self.best_y], '*', color='C1', ms=10, label='reported (posterior mean)')
     if self.meta.get('f_opt') is not None: ax.axhline(s * float(self.meta['f_opt']), color='k', ls='--', lw=1, label='optimum')
+    ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))
     ax.set_xlabel('evaluations'); ax.set_ylabel('value (minimised)' if s < 0 else 'value')
     ax.set_title(f"{self.meta.get('method', '?')} on {self.meta.get('problem', '?')}", fontsize=10)
     ax.grid(True, alpha=0.3); ax.legend(fontsize=8)

@@ -221,8 +221,8 @@ ALIASES = {'six-hump-camel': 'camelback', 'six-hump-camelback': 'camelback', 'si
 PROBLEMS.aliases.update(ALIASES)
 
 def list_problems() -> list[str]:
-    "Names of the problems registered so far: the benchmarks, and those of the paper modules imported (`PROBLEMS.all()` imports them all)."
-    return sorted(PROBLEMS)
+    "Names of the registered benchmark functions (with known optima); `PROBLEMS.all()` also gives every paper's problems."
+    return sorted(k for k, b in PROBLEMS.items() if b.factory is None)
 
 def register_problem(name:str, # the name `get_problem` and experiment grids use, e.g. 'chaining-se'
                      factory, # factory(**keywords) -> Problem: called with the keywords given to `get_problem`

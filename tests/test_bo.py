@@ -461,9 +461,9 @@ def test_a_raising_callback_keeps_the_trace():
     def cb(opt):
         if len(opt.trace) == 5: raise RuntimeError('my callback broke')
     with pytest.raises(RuntimeError, match='my callback broke') as e:
-        optimize(sphere(), 'gp-ei', 10, rng=0, callback=cb)
+        optimize(sphere(), 'gp-ei', 10, rng=0, n_init=3, callback=cb)
     assert len(e.value.trace) == 5 and e.value.trace.meta['status'] == 'failed'
-    np.testing.assert_array_equal(e.value.trace.X, optimize(sphere(), 'gp-ei', 5, rng=0).X)
+    np.testing.assert_array_equal(e.value.trace.X, optimize(sphere(), 'gp-ei', 5, rng=0, n_init=3).X)
 
 def test_catch_records_the_failure_with_its_message_and_goes_on(tmp_path):
     calls = []
