@@ -401,6 +401,10 @@ def chaining_problem(name:str, # 'chaining-se', 'chaining-himmelblau' or 'chaini
     if name not in CHAINING_PROBLEMS: raise ValueError(f"unknown problem {name!r}; known: {sorted(CHAINING_PROBLEMS)}")
     return CHAINING_PROBLEMS[name](N=N, seed=seed, **kw)
 
+# %% ../nbs/30_chaining.ipynb #b3e1a001
+from .functions import register_problem
+for _n, _f in CHAINING_PROBLEMS.items(): register_problem(_n, _f)
+
 # %% ../nbs/30_chaining.ipynb #c3000030
 from .experiments import Experiment, register_experiment
 

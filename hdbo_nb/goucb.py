@@ -349,6 +349,10 @@ def hpo_factory(name:str, # a name of `HPO_PROBLEMS`
     get_hpo_problem(name)   # fails early on a bad name
     return functools.partial(_hpo_fold_problem, name=name, scale=scale)
 
+# %% ../nbs/40_goucb.ipynb #b4e1a001
+from .functions import register_problem
+for _n, (_m, _d) in HPO_PROBLEMS.items(): register_problem(_n, functools.partial(get_hpo_problem, _n), f'GO-UCB App. D.2: tuning {_m} on {_d}, one test fold (fold=0..4)', hpo_dim(_m))
+
 # %% ../nbs/40_goucb.ipynb #ead32644
 def _trace_groups(results:dict) -> dict:
     if not isinstance(results, dict): raise TypeError(f"results must be a dict {{key: [Trace, ...]}}, got {type(results).__name__}")

@@ -77,7 +77,7 @@ def test_pages_for_notebooks_the_sidebar_does_not_list(tmp_path):
     assert groups == [(None, ['index.ipynb']), ('Toolkit', ['00_core.ipynb', '06a_x.ipynb', '06d_y.ipynb']),
                       ('P', ['10_p.ipynb', '11_p_theory.ipynb', '12_p_exp.ipynb']), ('More', ['90_other.ipynb'])]
     assert len(said) == 4 and '13_gone.ipynb' in said[0] and all('not in nbs/sidebar.yml' in s for s in said[1:])
-    assert docs.notebooks(ROOT/'nbs')[:2] == ['00_core.ipynb', '01_gp.ipynb'] and 'index.ipynb' in docs.notebooks(ROOT/'nbs')
+    assert docs.notebooks(ROOT/'nbs')[:3] == ['00_core.ipynb', '00a_registry.ipynb', '01_gp.ipynb'] and 'index.ipynb' in docs.notebooks(ROOT/'nbs')
 
 def test_no_cell_makes_nbdev_warn():
     """While rendering, nbdev runs the cells that export, import or show_doc; a cell mixing imports with other code makes it
