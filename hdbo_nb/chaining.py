@@ -526,7 +526,7 @@ def chaining_spot(scale:str='quick'):
                       problems={k: v for k, v in fig2_problems(N).items() if k != 'SE sample'},
                       seeds=6 if full else 2, budget=110 if full else 30)
 
-REGIME_SETTINGS = {'full': dict(N=1000, budget=160, seeds=16), 'quick': dict(N=300, budget=40, seeds=2)}
+REGIME_SETTINGS = {'full': dict(N=1000, budget=160, seeds=32), 'quick': dict(N=300, budget=40, seeds=2)}
 REGIME_PROBLEMS = {'side 20': dict(side=20.), 'side 10': dict(side=10.), 'side 5': dict(side=5.),
                    'side 10, η = 0.01': dict(side=10., noise_std=0.01)}
 

@@ -4,11 +4,12 @@
 
 # %% auto #0
 __all__ = ['PAGE', 'FIG2_METHODS', 'CH', 'GP', 'MEASURES', 'MECHANISM_SWEEPS', 'MECHANISM_FILE', 'FIG2_PAGE', 'PAPER_SIZE',
-           'REGIME_FILE', 'NO_COVERS', 'REGIME_ACTS', 'INVARIANCE', 'fig1_toy', 'fig1_summary', 'fig1_table',
-           'claim_fig1_staircase', 'complete_seeds', 'full_results', 'fig2_results', 'final_regret', 'average_regret',
-           'horizon', 'fig2_panel', 'fig2_decide', 'paired_text', 'mechanism_table', 'mechanism_text', 'claim_fig2_se',
-           'claim_fig2_himmelblau', 'claim_fig2_graphs', 'regime_table', 'regime_panel', 'regime_acts', 'regime_decide',
-           'claim_fig2_covers_act', 'invariance_results', 'invariance_table', 'mean_se', 'claim_large_design']
+           'REGIME_FILE', 'NO_COVERS', 'REGIME_ACTS', 'REGIME_COLUMNS', 'INVARIANCE', 'fig1_toy', 'fig1_summary',
+           'fig1_table', 'claim_fig1_staircase', 'complete_seeds', 'full_results', 'fig2_results', 'final_regret',
+           'average_regret', 'horizon', 'fig2_panel', 'fig2_decide', 'paired_text', 'mechanism_table', 'mechanism_text',
+           'claim_fig2_se', 'claim_fig2_himmelblau', 'claim_fig2_graphs', 'regime_table', 'regime_panel', 'regime_acts',
+           'regime_decide', 'claim_fig2_covers_act', 'invariance_results', 'invariance_table', 'mean_se',
+           'claim_large_design']
 
 # %% ../nbs/32_chaining_experiments.ipynb #7bd8177e
 import dataclasses
@@ -231,32 +232,30 @@ REGIME_ACTS = 0.05   # a problem is in the regime where the covers act when they
 
 def _g(x:float) -> float: return float(f"{x:.5g}")   # five significant digits: what a summary of 16 runs supports
 
+REGIME_COLUMNS = ('method', 'problem', 'seed', 'initial', 'final', 'average', 'final_half', 'average_half', 'acts', 'steps', 'levels')
+
 def _regime_summary(runs_dir) -> dict:
-    "Per run of the full `chaining-regime` sweep in `runs_dir`: regret summaries, the best initial point and the diagnostic."
+    "Per run of the full `chaining-regime` sweep in `runs_dir` (`REGIME_COLUMNS`): regret summaries, the best initial point, the diagnostic."
     exp = get_experiment('chaining-regime', 'full')
     res = load_results(exp, cache_dir=runs_dir)
     if res.missing: raise FileNotFoundError(f"chaining-regime: {len(res.missing)} of {len(exp)} runs are not in the cache: "
                                             "`hdbo run chaining-regime --full`")
-    half = 10 + (exp.budget - 10) // 2
-    rows, curves = [], {}
+    half, rows = 10 + (exp.budget - 10) // 2, []
     for (m, p), trs in res.items():
-        curves[f'{m}|{p}'] = [_g(x) for x in np.mean([t.simple_regret() for t in trs], 0)]
         for t in trs:
             n0, d = initial_design_size(t), t.diagnostics
-            row = dict(method=m, problem=p, seed=int(t.meta['seed']), initial=_g(final_regret(t, n0)),
-                       final=_g(final_regret(t, len(t))), average=_g(average_regret(t, len(t))),
-                       final_half=_g(final_regret(t, half)), average_half=_g(average_regret(t, half)))
-            if 'cover_acts' in d:
-                a, lv = np.asarray(d['cover_acts'][n0:]), np.asarray(d['active_levels'][n0:])
-                row.update(acts=int(a.sum()), steps=len(a), levels=[int(lv.min()), int(np.median(lv)), int(lv.max())])
-            rows.append(row)
-    return dict(rows=rows, curves=curves, half=half, budget=exp.budget)
+            a, lv = (np.asarray(d[k][n0:]) for k in ('cover_acts', 'active_levels')) if 'cover_acts' in d else (None, None)
+            rows.append([m, p, int(t.meta['seed'])] + [_g(v(t, n)) for v, n in ((final_regret, n0), (final_regret, len(t)),
+                         (average_regret, len(t)), (final_regret, half), (average_regret, half))]
+                        + ([int(a.sum()), len(a), int(np.median(lv))] if a is not None else [None, None, None]))
+    return dict(columns=list(REGIME_COLUMNS), rows=rows, half=half, budget=exp.budget)
 
 def regime_table(cache_dir='results', runs_dir=None, recompute:bool=False) -> dict:
-    """The `chaining-regime` study summarised (one row per run, mean regret curves), from the results cache
+    """The `chaining-regime` study summarised, one row per run (`REGIME_COLUMNS`), from the results cache
     (`chaining/regime.json`); computed from the sweep's runs in `runs_dir` (default `cache_dir`) when absent."""
-    return cached_compute(REGIME_FILE, dict(experiment='chaining-regime', scale='full'),
-                          lambda experiment, scale: _regime_summary(runs_dir or cache_dir), cache_dir=cache_dir, recompute=recompute)
+    r = cached_compute(REGIME_FILE, dict(experiment='chaining-regime', scale='full'),
+                       lambda experiment, scale: _regime_summary(runs_dir or cache_dir), cache_dir=cache_dir, recompute=recompute)
+    return dict(r, rows=[dict(zip(r['columns'], row)) for row in r['rows']])
 
 def regime_panel(tab:dict, problem:str, measure:str='average') -> Panel:
     "The `Panel` of one problem of the regime study: the four methods and each one's best initial point, by seed."

@@ -9,7 +9,7 @@ import numpy as np
 from .gp import SE, CandidatePosterior
 from .chaining import canonical_dist2, greedy_cover, nested_covers, eps_level, chaining_se, ChainingUCB, _LowRankPosterior
 from .experiments import load_results, cached_compute
-from .claims import register_claim, Measurement, Variant, verdict_from, FAILING
+from .claims import register_claim, Measurement, Variant, Dependence, verdict_from, FAILING
 
 # %% auto #0
 __all__ = ['PAGE', 'THEORY', 'R', 'EPS', 'TC1_SIZES', 'TC2_SIZES', 'TC2_SAMPLES', 'TC3_COLUMNS', 'A1_DESIGNS', 'GREEDY_DESIGNS',
@@ -210,7 +210,8 @@ def _fig2_bounds(cache_dir) -> dict:
                 n, L = k - n_init + 1, int(d['n_levels'][k])
                 size = lambda i: d[f'T_{i}'][k] if i <= L else N
                 e8, t1, r = eq8(d['sigma'][k], size, n), thm1(d['sigma'][k], size, n), tr.meta['f_opt'] - tr.f[k]
-                e8v += r > e8; bad |= r > e8; below += t1 < e8; tot += 1; ratio.append(e8 / max(r, 1e-12))
+                e8v += r > e8; bad |= r > e8; below += t1 < e8; tot += 1
+                if r > 1e-9: ratio.append(e8 / r)                              # where the regret is not 0
             runs += bad
         out[p] = dict(iterations=tot, runs=len(trs), eq8_violations=int(e8v), eq8_runs=int(runs), thm1_below_eq8=int(below),
                       median_slack=float(np.median(ratio)))
@@ -244,6 +245,11 @@ def claim_theorem1_runs(cache_dir='results'):
                           f"cached Fig. 2 runs, Algorithm 1's H_i) Eq. 8 is broken at {fig2} iterations", note,
                        fails_on=Variant('the same check at a uniformly drawn candidate (the null method)', rv,
                                         f"Eq. 8 broken in {r8} of {len(runs)} runs, Theorem 1 in {rT}"),
+                       depends=[Dependence('the setting', "the proof's H_i, the known kernel (SE samples, N = 625)",
+                                           'holds across' if all(x['eq8_violations'] == 0 for x in fb.values()) else 'flips at',
+                                           "the experiments' setting: Algorithm 1's H_i along the Fig. 2 runs, the Himmelblau "
+                                           "task's fitted lengthscale (Eq. 8)", ', '.join(f"{p}: {x['eq8_violations']} violations"
+                                                                                        for p, x in fb.items() if x['eq8_violations']))],
                        slack=f"bound / regret: median {np.median(rows[:, 3] / r):.1f} (Eq. 8) and {np.median(rows[:, 4] / r):.1f} "
                              f"(Theorem 1), smallest {np.min(rows[:, 3] / r):.1f} and {np.min(rows[:, 4] / r):.1f}")
 
@@ -351,7 +357,7 @@ def claim_h_scale(cache_dir='results'):
     a, b = hs.get(('alg1 (eps_i)', 'SE sample'), []), hs.get(('theory (eps_i-1)', 'SE sample'), [])
     if a and b:
         value += (f"; the two scales query the same points in {sum(np.array_equal(x.X, y.X) for x, y in zip(a, b))} of "
-                  f"{min(len(a), len(b))} full-scale SE runs (N = 2500), where the covers never change a choice")
+                  f"{min(len(a), len(b))} full-scale SE runs (N = 2500)")
     return Measurement('reproduced' if lo > 1 else 'not reproduced', value)
 
 # %% ../nbs/31_chaining_theory.ipynb #c31a1code
@@ -580,10 +586,10 @@ def _sigma_sums(cache_dir) -> dict:
                 n0 = int(np.sum(tr.diagnostics['init'] > 0)); s = np.asarray(tr.diagnostics['sigma'][n0:])
             else: s = replayed(tr, spec[(m, p, tr.meta['seed'])].make_problem().domain.gram)
             curves.append(np.cumsum(s ** 2))
-        out[f"{m}|{p}"] = np.mean(curves, 0).tolist()
+        out[f"{m}|{p}"] = [float(f'{x:.5g}') for x in np.mean(curves, 0)]   # five digits: a mean of 16 runs
         if m == 'Random' and p == 'SE D=2':   # the variant: the same queries under an SE kernel with lengthscale 0.1
             X = spec[(m, p, trs[0].meta['seed'])].make_problem().domain.features
-            out['Random, lengthscale 0.1|SE D=2'] = np.mean([np.cumsum(replayed(tr, SE(0.1)(X)) ** 2) for tr in trs], 0).tolist()
+            out['Random, lengthscale 0.1|SE D=2'] = [float(f'{x:.5g}') for x in np.mean([np.cumsum(replayed(tr, SE(0.1)(X)) ** 2) for tr in trs], 0)]
     return dict(curves=out)
 
 def sigma_sums(cache_dir='results', recompute:bool=False) -> dict:

@@ -265,6 +265,8 @@ def test_bonus_level_at_sigma_min():
     "Algorithm 1's sum runs over sigma_min <= eps_i < sigma(x): a level whose eps_i equals sigma_min counts."
     b = chaining_bonus(np.array([0.25, 0.3, 0.5, 0.6]), [9., 4., 2., 1.], 0.25)
     assert b.tolist() == [0., 2., 2., 4. + 2.]
+    from hdbo_nb.chaining import active_levels            # the same range: eps_2 = 1/2 and eps_3 = 1/4 = sigma_min separate
+    assert active_levels(np.array([0.25, 0.3, 0.5, 0.6]), 0.25, 4) == 2 and active_levels(np.array([0.3, 1.]), 0.3, 3) == 1
 
 def test_reductions():
     opt = ChainingUCB(np.array([[-0.5, 29.5]]), rng=0, domain=Finite(gram=np.eye(30)), noise_std=0.05, n_init=0)
