@@ -321,7 +321,7 @@ def replay_cover_acts(trace, # a cached Chaining-UCB run (its points, observatio
     out = dict(cover_acts=[], active_levels=[], agrees=[])
     for k in range(n0, len(trace)):
         t, sigma = k - n0 + 1, post.sigma
-        smin = max(float(sigma.min()), o['sigma_floor']); L = n_levels(smin, o['max_levels'])
+        smin = max(o['sigma_floor'], float(sigma.min())); L = n_levels(smin, o['max_levels'])
         H = [d[f'H_{i}'][k] for i in range(1, L + 1)]
         H1 = [h_value(eps_level(i), 1, i, t, o['delta'], o['h_scale']) for i in range(1, L + 1)]
         j = int(np.argmax(post.mu + chaining_bonus(sigma, H, smin)))

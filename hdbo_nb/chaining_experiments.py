@@ -230,7 +230,7 @@ REGIME_FILE = 'chaining/regime.json'
 NO_COVERS = 'Chaining-UCB (|T_i| = 1)'
 REGIME_ACTS = 0.05   # a problem is in the regime where the covers act when they change Chaining-UCB's choice at >= 5% of its steps
 
-def _g(x:float) -> float: return float(f"{x:.5g}")   # five significant digits: what a summary of 16 runs supports
+def _g(x:float) -> float: return float(f"{x:.5g}")   # five significant digits: what a summary of 32 runs supports
 
 REGIME_COLUMNS = ('method', 'problem', 'seed', 'initial', 'final', 'average', 'final_half', 'average_half', 'acts', 'steps', 'levels')
 

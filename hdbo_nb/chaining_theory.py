@@ -625,6 +625,3 @@ def claim_sigma_sum(cache_dir='results'):
                        fails_on=Variant('random search\'s queries under an SE kernel of lengthscale 0.1 (D = 2)', res[var][0], fmt(var)),
                        slack="the O(·) constant is unknown; Σσ_t²/(log(n+1))^(D+1) at n = 300: " +
                              ', '.join(f"{k[0]} {k[1]} {res[k][2][1]:.2f}" for k in sorted(res) if k[0] == 'Chaining-UCB'))
-
-# %% ../nbs/31_chaining_theory.ipynb #c31climp
-from .claims import evaluate_claims, claims_markdown
