@@ -660,8 +660,8 @@ RATE_METHODS = { # label: (method, options, paths) run on the sample paths of th
     'BOO, a = 3 (known)': ('boo', dict(known_hyperparameters(0.2), a=3), 20),
     'BOO, a = 2 (ML)': ('boo', dict(noise=1e-10), 20),
     'BaMSOO (known)': ('bamsoo', known_hyperparameters(0.2), 20),
-    'BaMSOO (ML)': ('bamsoo', dict(noise=1e-10), 10),
-    'GP-UCB (ML)': ('boo-gp-ucb', dict(noise=1e-10), 5),
+    'BaMSOO (ML)': ('bamsoo', dict(noise=1e-10), 5),
+    'GP-UCB (ML)': ('boo-gp-ucb', dict(noise=1e-10), 3),
     'random search': ('random', {}, 20)}
 
 def rate_runs(method:str, options:dict, runs:int=20, D:int=2, N:int=256, ls:float=0.2) -> dict:
