@@ -362,7 +362,7 @@ def _fig3_depends(P:Panel, rule:Callable, problem:str, res, cache_dir) -> list:
     k, n = _guard_engaged(res, problem)
     guard = Dependence('stall guard (not in the paper)', 'on', 'holds across' if k == 0 else 'not swept',
                        tried=f"off: it never engaged in the {n} BOO and BaMSOO runs, which are the same without it; SOO "
-                             "cannot run without it" if k == 0 else f"it engaged in {k} of {n} BOO and BaMSOO runs")
+                             "stalls without it (at p = 8 on Hartmann-3)" if k == 0 else f"it engaged in {k} of {n} BOO and BaMSOO runs")
     if problem not in SWEEP_PROBLEMS:
         return [Dependence(SWEEP_CHOICE[c], SWEEP_USED[c], 'not swept', tried='(N = 800: a BOO run takes minutes)') for c in SWEEPS] + [guard]
     base, deps = rule(P)(())[0], []
