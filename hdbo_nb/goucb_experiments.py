@@ -5,11 +5,12 @@
 # %% auto #0
 __all__ = ['PAGE', 'GO_LABEL', 'GO_VARIANTS', 'GP_LABELS', 'BASELINES', 'FIG2', 'STARTS_USED', 'STARTS', 'SKOPT', 'SWEEPS', 'REF',
            'CLAIMS_PAGE', 'SUPERIOR', 'HPO_PAGE', 'HPO_FIXED', 'summarise_sweeps', 'figure_panels', 'panel',
-           'sweep_dependences', 'curve_stats', 'linearity', 'flat_from', 'random_regret_per_step', 'claim_fig2a',
-           'claim_fig2b', 'claim_fig2c', 'claim_fig2a_optimum', 'claim_fig2a_gp_linear', 'claim_fig2bc_linear',
-           'claim_fig2bc_gap', 'claim_fig2_turbo', 'claim_abstract', 'claim_fig3', 'claim_figs45']
+           'sweep_dependences', 'curve_stats', 'linearity', 'flat_from', 'random_regret_per_step',
+           'claim_erratum_d1_step5', 'claim_fig2a', 'claim_fig2b', 'claim_fig2c', 'claim_fig2a_optimum',
+           'claim_fig2a_gp_linear', 'claim_fig2bc_linear', 'claim_fig2bc_gap', 'claim_fig2_turbo', 'claim_abstract',
+           'f2_readings', 'claim_erratum_f2', 'claim_fig3', 'claim_figs45']
 
-# %% ../nbs/42_goucb_experiments.ipynb #2e64d9bf
+# %% ../nbs/42_goucb_experiments.ipynb #f4b317e4
 import re
 import numpy as np
 import hdbo_nb.goucb  # registers the experiments
@@ -21,7 +22,7 @@ from .bo import METHODS, get_method
 from .claims import (register_claim, Measurement, verdict_from, Panel, null_rule, seed_stability, Dependence,
                             RANDOM, INITIAL)
 
-# %% ../nbs/42_goucb_experiments.ipynb #023bc336
+# %% ../nbs/42_goucb_experiments.ipynb #7821d22b
 PAGE = '42_goucb_experiments.ipynb'
 GO_LABEL = 'GO-UCB (paper)'                               # App. D.1's constants; Step 5's starts ours (named)
 GO_VARIANTS = ('GO-UCB (trained)', 'GO-UCB (linearized)')  # ours
@@ -38,19 +39,20 @@ def summarise_sweeps(runs_dir:str, # the cache the sweeps `goucb-starts` and `go
                      scale:str='full') -> dict:
     '''The sweeps' runs as the claims need them, compactly: per run (method, problem, seed) the budget `B`, Phase I's
     length `n`, the sum and the maximum of the noiseless values (`sum_f`, `max_f`) and the sum of the first n (`init_f`:
-    the shared design, checked against the figures' runs); per (method, problem) the mean value per evaluation (`mean_f`).'''
-    runs, curves = [], {}
+    the shared design, checked against the figures' runs); per (method, problem) with every seed the mean value per
+    evaluation (`curves`); the number of runs not (yet) in the cache (`missing`).'''
+    runs, curves, missing = [], {}, {}
     for name in SWEEPS:
         res = load_results(name, cache_dir=runs_dir, scale=scale)
-        if res.missing: raise FileNotFoundError(f"{len(res.missing)} runs of {name} ({scale}) are not in {runs_dir}: `hdbo run {name} --{scale} --cache {runs_dir}`")
+        missing[name] = len(res.missing)       # a panel whose runs are not all there counts as not swept
         for (m, p), trs in res.items():
             n = res.experiment.options_for(m, p).get('n_init') or GOUCB_N.get(p, HPO_BUDGET['full'][0])
             for t in trs:
                 f = np.asarray(t.f, float)
                 runs.append(dict(exp=name, method=m, problem=p, seed=int(t.meta['seed']), B=len(f), n=int(n), sum_f=float(f.sum()),
                                  max_f=float(f.max()), init_f=float(f[:n].sum())))
-            curves[f'{m}|{p}'] = [float(f'{v:.6g}') for v in np.mean([t.f for t in trs], 0)]
-    return dict(runs=runs, curves=curves)
+            if len(trs) == len(res.experiment.seeds): curves[f'{m}|{p}'] = [float(f'{v:.6g}') for v in np.mean([t.f for t in trs], 0)]
+    return dict(runs=runs, curves=curves, missing=missing)
 
 def _design_check(trs:dict, n:int, what:str):
     "The runs of one (problem, seed) share their first n points (GO-UCB's Phase I): their values agree."
@@ -125,25 +127,33 @@ def _settings(d:dict) -> dict:
     if all(k in d['final'] and np.all(np.isfinite(d['final'][k])) for k in SKOPT): out["scikit-optimize's GP defaults"] = dict(gp='skopt')
     return out
 
+def _held(note:str) -> str:
+    "The parts of a claim that hold, from a `verdict_from` note ('holds: a; b. fails: c'), for a verdict that keeps its word but not its parts."
+    m = re.search(r'holds: (.*?)(?:\. fails:|$)', note)
+    return f"holds: {m.group(1)}" if m else 'no part holds'
+
 def sweep_dependences(decide, # decide(drop, go=..., gp=...) -> (verdict, note)
                       panels:list, # the problems' `figure_panels` entries the claim reads
                       go:bool=True, gp:bool=True, # which choices the claim rests on
                      ) -> list:
-    "The claim's verdict recomputed under each setting of the sweeps: one `Dependence` for Step 5's starts, one for the GP defaults."
-    base = decide(())[0]; out = []
+    """The claim's verdict recomputed under each setting of the sweeps: one `Dependence` for Step 5's starts, one for the GP
+    defaults. It flips where the verdict changes; a setting that keeps the verdict but not the parts that hold is named
+    with them."""
+    base = decide(()); out = []
     have = [set(_settings(d)) for d in panels]; have = set.intersection(*have) if have else set()
     def dep(choice, used, labels, tried_all):
         tried = [l for l in labels if l in have]
         if not tried: return Dependence(choice, used, 'not swept')
-        vs = {l: decide((), **_settings(panels[0])[l])[0] for l in tried}
-        flips = [f"{l} ({v})" for l, v in vs.items() if v != base]
-        return Dependence(choice, used, 'flips at' if flips else 'holds across', '; '.join([used] + tried), '; '.join(flips))
+        vs = {l: decide((), **_settings(panels[0])[l]) for l in tried}
+        flips = [f"{l} ({v[0]})" for l, v in vs.items() if v[0] != base[0]]
+        shown = [f"{l} ({_held(v[1])})" if v[0] == base[0] and tuple(v) != tuple(base) else l for l, v in vs.items()]
+        return Dependence(choice, used, 'flips at' if flips else 'holds across', '; '.join([used] + shown), '; '.join(flips))
     if go: out.append(dep('Step 5 starts (App. D.1 is silent)', STARTS_USED, [STARTS[k] for k in GOUCB_STARTS], True))
     if gp: out.append(dep("GP baselines' defaults (the paper: BoTorch / scikit-optimize)", "the package's", ["scikit-optimize's GP defaults"], True))
     return out
 
 
-# %% ../nbs/42_goucb_experiments.ipynb #296beb2b
+# %% ../nbs/42_goucb_experiments.ipynb #c36a1ea6
 def curve_stats(C) -> dict:
     "Cumulative-regret curves `C` (runs x evaluations) summarised: mean `R`, standard error `se` and the paper's `wald` of the final value, runs `k`, evaluations `B`."
     C = np.asarray(C, float); A = C[:, -1]; k = len(A)
@@ -170,7 +180,26 @@ def random_regret_per_step(p:str, d:int=20) -> float:
     if p == 'f3': return float(goucb_f3(np.zeros((1, d)))[0]) + 10 * d + d * x2
     raise ValueError(f"closed form for f2 and f3 only, got {p!r}")
 
-# %% ../nbs/42_goucb_experiments.ipynb #a13bb35a
+# %% ../nbs/42_goucb_experiments.ipynb #37ef9547
+@register_claim('goucb', 'erratum-d1-step5', 'App. D.1 (Step 5)', """Erratum: App. D.1 solves Step 5, the joint maximum
+    over x ∈ X and w ∈ Ball_t, by gradient ascent over x and w, 2000 iterations at learning rate 1e-4, with
+    β_t = d_w³F⁴t/T; the maximiser over w lies on the ball's boundary (∂f_x/∂b_2 = 1 never vanishes), which these steps
+    never reach: β_t plays no role, and Σ_t acts only through the centre ŵ_t.""", f"{PAGE}#step-5-in-these-runs", kind='erratum')
+def claim_erratum_d1_step5(cache_dir='results'):
+    res = load_results('goucb-fig2', cache_dir=cache_dir, scale='full')
+    D = [t.diagnostics for (m, p), trs in res.items() if m == GO_LABEL for t in trs]
+    if not D: raise FileNotFoundError(f"no cached runs of {GO_LABEL} in goucb-fig2 (full) under {cache_dir}")
+    k = [dg['phase'] == 2 for dg in D]
+    on = sum(int(np.nansum(dg['ball_bound'][kk])) for dg, kk in zip(D, k)); rounds = sum(int(kk.sum()) for kk in k)
+    frac = max(float(np.max(dg['dist_sigma'][kk] / np.sqrt(dg['beta_t'][kk]))) for dg, kk in zip(D, k))
+    m = MLP(20, 25); g = np.random.default_rng(0)
+    db2 = np.concatenate([m.value_and_grads(m.init(g), g.uniform(-5, 5, (50, 20)))[1][:, -1] for _ in range(20)])
+    v, note = verdict_from({'∂f_x/∂b_2 = 1 at all 1000 (x, w) tried: no interior maximiser': bool(np.all(db2 == 1.)),
+                            'the ascent ends on the boundary in no round': on == 0})
+    return Measurement(v, f"{GO_LABEL}, Fig. 2 runs ({len(D)} runs, {rounds} Phase II rounds): w̃ on the ball's boundary in {on} rounds; "
+                          f"largest ‖w̃ − ŵ_t‖_Σ/√β_t = {frac:.1e} (ascent from ŵ_t; App. D.1 gives no start)", note)
+
+# %% ../nbs/42_goucb_experiments.ipynb #249e3c9e
 CLAIMS_PAGE = f"{PAGE}#against-the-papers-claims"
 SUPERIOR = '"in all tasks our GO-UCB algorithm performs better than all other four BO approaches"'
 
@@ -327,7 +356,26 @@ def claim_abstract(cache_dir='results'):
                        seeds=seed_stability(decide, D['f1']['seeds']), depends=sweep_dependences(decide, [D[p] for p in FIG2]))
 
 
-# %% ../nbs/42_goucb_experiments.ipynb #b376f067
+# %% ../nbs/42_goucb_experiments.ipynb #eb49543f
+def f2_readings(X) -> dict:
+    "Two readings of Sec. 6.1's f2 at the rows of X: the ½ on the whole summand ('bracketed') and on x_i⁴ alone ('as printed')."
+    X = np.atleast_2d(np.asarray(X, float))
+    return {'bracketed': -0.5 * (X**4 - 16 * X**2 + 5 * X).sum(1), 'as printed': (-0.5 * X**4 - 16 * X**2 + 5 * X).sum(1)}
+
+@register_claim('goucb', 'erratum-f2', 'Sec. 6.1 (f2)', """Erratum: Sec. 6.1 prints f2 = −½Σ_{i=1}^{20} x_i⁴ − 16x_i² + 5x_i,
+    which read as printed (the ½ on x_i⁴ alone) is not the Styblinski–Tang function the text names; the brackets belong around
+    the summand, f2 = −½Σ(x_i⁴ − 16x_i² + 5x_i).""", f"{PAGE}#the-test-functions-as-printed", kind='erratum')
+def claim_erratum_f2(cache_dir='results'):
+    X = np.random.default_rng(0).uniform(-5, 5, (1000, 20)); st = -styblinski_tang(X); r = f2_readings(X)
+    x = np.linspace(-5, 5, 1_000_001)[:, None]; best = {k: (20 * float(v.max()), float(x[v.argmax(), 0])) for k, v in f2_readings(x).items()}
+    err = {k: float(np.max(np.abs(v - st))) for k, v in r.items()}
+    v, note = verdict_from({'bracketed = −Styblinski–Tang (to 1e-9 on 1000 points)': err['bracketed'] < 1e-9,
+                            'as printed ≠ −Styblinski–Tang': err['as printed'] > 1.})
+    return Measurement(v, f"max |reading − (−Styblinski–Tang)| on 1000 uniform points of [-5, 5]^20: bracketed {err['bracketed']:.0e}, "
+                          f"as printed {err['as printed']:.0f}; maximum on [-5, 5]^20: bracketed {best['bracketed'][0]:.2f} at x_i = "
+                          f"{best['bracketed'][1]:.4f}, as printed {best['as printed'][0]:.2f} at x_i = {best['as printed'][1]:.4f}", note)
+
+# %% ../nbs/42_goucb_experiments.ipynb #cca6e46c
 HPO_PAGE = f"{PAGE}#the-tuning-claims-sec.-6.2"
 HPO_FIXED = [Dependence('tuning budget (Sec. 6.2 gives none)', "n = 8, T = 64 (Sec. 6.1's)", 'not swept')]
 

@@ -378,3 +378,22 @@ def test_step5_start_options(starts, inc, first_is_incumbent, B):
             assert np.array_equal(S[0], inc_x) == first_is_incumbent
         opt.tell(x, p(x))
     with pytest.raises(ValueError, match='starts'): GOUCB(p.bounds, starts=0)
+
+# ---------------------------------------------------------------- the theory checks' helpers
+def test_align_to_and_hessian_norm():
+    "align_to returns the representation of w* nearest the reference (units flipped and permuted back); the Hessian norm is exact."
+    from hdbo_nb.goucb_theory import align_to, aligned_error, hessian_norm
+    m, g = MLP(2, 4), np.random.default_rng(5)
+    w = m.init(g) * 3; W1, b1, w2, b2 = m.unpack(w); perm = [3, 1, 0, 2]; flip = np.array([1., -1., -1., 1.])
+    # flip units 1, 2 (sigma(-z) = 1 - sigma(z)), then permute: the same function
+    W1f, b1f, w2f = W1 * flip[:, None], b1 * flip, w2 * flip
+    b2f = b2 + w2[flip < 0].sum()
+    w_eq = m.pack(W1f[perm], b1f[perm], w2f[perm], b2f)
+    X = g.uniform(-3, 3, (20, 2))
+    np.testing.assert_allclose(m(w_eq, X), m(w, X), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(align_to(m, w_eq, w), w, rtol=0, atol=1e-12)
+    assert aligned_error(m, w_eq, w) < 1e-20
+    e = 1e-5
+    for x, hn in zip(X[:3], hessian_norm(m, w, X[:3])):
+        H = np.array([(m.jac_w(w + e * np.eye(17)[j], x[None])[0] - m.jac_w(w - e * np.eye(17)[j], x[None])[0]) / (2 * e) for j in range(17)])
+        assert abs(hn - np.abs(np.linalg.eigvalsh((H + H.T) / 2)).max()) < 1e-6 * hn
