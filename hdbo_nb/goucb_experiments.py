@@ -10,7 +10,7 @@ __all__ = ['PAGE', 'GO_LABEL', 'GO_VARIANTS', 'GP_LABELS', 'BASELINES', 'FIG2', 
            'claim_fig2a_gp_linear', 'claim_fig2bc_linear', 'claim_fig2bc_gap', 'claim_fig2_turbo', 'claim_abstract',
            'f2_readings', 'claim_erratum_f2', 'claim_fig3', 'claim_figs45']
 
-# %% ../nbs/42_goucb_experiments.ipynb #f4b317e4
+# %% ../nbs/42_goucb_experiments.ipynb #f997d9ab
 import re
 import numpy as np
 import hdbo_nb.goucb  # registers the experiments
@@ -22,7 +22,7 @@ from .bo import METHODS, get_method
 from .claims import (register_claim, Measurement, verdict_from, Panel, null_rule, seed_stability, Dependence,
                             RANDOM, INITIAL)
 
-# %% ../nbs/42_goucb_experiments.ipynb #7821d22b
+# %% ../nbs/42_goucb_experiments.ipynb #27b74ab9
 PAGE = '42_goucb_experiments.ipynb'
 GO_LABEL = 'GO-UCB (paper)'                               # App. D.1's constants; Step 5's starts ours (named)
 GO_VARIANTS = ('GO-UCB (trained)', 'GO-UCB (linearized)')  # ours
@@ -143,7 +143,7 @@ def sweep_dependences(decide, # decide(drop, go=..., gp=...) -> (verdict, note)
     have = [set(_settings(d)) for d in panels]; have = set.intersection(*have) if have else set()
     def dep(choice, used, labels, tried_all):
         tried = [l for l in labels if l in have]
-        if not tried: return Dependence(choice, used, 'not swept')
+        if not tried: return Dependence(choice, used, 'not swept', '(its runs are not all in the cache for these panels)')
         vs = {l: decide((), **_settings(panels[0])[l]) for l in tried}
         flips = [f"{l} ({v[0]})" for l, v in vs.items() if v[0] != base[0]]
         shown = [f"{l} ({_held(v[1])})" if v[0] == base[0] and tuple(v) != tuple(base) else l for l, v in vs.items()]
@@ -153,7 +153,7 @@ def sweep_dependences(decide, # decide(drop, go=..., gp=...) -> (verdict, note)
     return out
 
 
-# %% ../nbs/42_goucb_experiments.ipynb #c36a1ea6
+# %% ../nbs/42_goucb_experiments.ipynb #3b39fdda
 def curve_stats(C) -> dict:
     "Cumulative-regret curves `C` (runs x evaluations) summarised: mean `R`, standard error `se` and the paper's `wald` of the final value, runs `k`, evaluations `B`."
     C = np.asarray(C, float); A = C[:, -1]; k = len(A)
@@ -180,7 +180,7 @@ def random_regret_per_step(p:str, d:int=20) -> float:
     if p == 'f3': return float(goucb_f3(np.zeros((1, d)))[0]) + 10 * d + d * x2
     raise ValueError(f"closed form for f2 and f3 only, got {p!r}")
 
-# %% ../nbs/42_goucb_experiments.ipynb #37ef9547
+# %% ../nbs/42_goucb_experiments.ipynb #c5bc946c
 @register_claim('goucb', 'erratum-d1-step5', 'App. D.1 (Step 5)', """Erratum: App. D.1 solves Step 5, the joint maximum
     over x ∈ X and w ∈ Ball_t, by gradient ascent over x and w, 2000 iterations at learning rate 1e-4, with
     β_t = d_w³F⁴t/T; the maximiser over w lies on the ball's boundary (∂f_x/∂b_2 = 1 never vanishes), which these steps
@@ -199,7 +199,7 @@ def claim_erratum_d1_step5(cache_dir='results'):
     return Measurement(v, f"{GO_LABEL}, Fig. 2 runs ({len(D)} runs, {rounds} Phase II rounds): w̃ on the ball's boundary in {on} rounds; "
                           f"largest ‖w̃ − ŵ_t‖_Σ/√β_t = {frac:.1e} (ascent from ŵ_t; App. D.1 gives no start)", note)
 
-# %% ../nbs/42_goucb_experiments.ipynb #249e3c9e
+# %% ../nbs/42_goucb_experiments.ipynb #3fc1fd5b
 CLAIMS_PAGE = f"{PAGE}#against-the-papers-claims"
 SUPERIOR = '"in all tasks our GO-UCB algorithm performs better than all other four BO approaches"'
 
@@ -356,7 +356,7 @@ def claim_abstract(cache_dir='results'):
                        seeds=seed_stability(decide, D['f1']['seeds']), depends=sweep_dependences(decide, [D[p] for p in FIG2]))
 
 
-# %% ../nbs/42_goucb_experiments.ipynb #eb49543f
+# %% ../nbs/42_goucb_experiments.ipynb #06682814
 def f2_readings(X) -> dict:
     "Two readings of Sec. 6.1's f2 at the rows of X: the ½ on the whole summand ('bracketed') and on x_i⁴ alone ('as printed')."
     X = np.atleast_2d(np.asarray(X, float))
@@ -375,7 +375,7 @@ def claim_erratum_f2(cache_dir='results'):
                           f"as printed {err['as printed']:.0f}; maximum on [-5, 5]^20: bracketed {best['bracketed'][0]:.2f} at x_i = "
                           f"{best['bracketed'][1]:.4f}, as printed {best['as printed'][0]:.2f} at x_i = {best['as printed'][1]:.4f}", note)
 
-# %% ../nbs/42_goucb_experiments.ipynb #cca6e46c
+# %% ../nbs/42_goucb_experiments.ipynb #a6b95da9
 HPO_PAGE = f"{PAGE}#the-tuning-claims-sec.-6.2"
 HPO_FIXED = [Dependence('tuning budget (Sec. 6.2 gives none)', "n = 8, T = 64 (Sec. 6.1's)", 'not swept')]
 

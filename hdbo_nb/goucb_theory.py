@@ -12,7 +12,7 @@ __all__ = ['PAGE', 'TC1', 'TC2_KINDS', 'TC2', 'LOCAL_KINDS', 'TC5', 'LOCAL_CHOIC
            'tc4_check', 'tc4_summary', 'cached_logdet_errors', 'claim_lemmas_c4_c6', 'claim_erratum_lemma_c9',
            'd1_oracle_fit', 'claim_erratum_d1_oracle', 'claim_thm41', 'thm41_terms', 'claim_erratum_thm41']
 
-# %% ../nbs/41_goucb_theory.ipynb #562c2627
+# %% ../nbs/41_goucb_theory.ipynb #d3263509
 import functools, json, math, os
 import numpy as np
 from scipy.optimize import linear_sum_assignment, minimize
@@ -24,7 +24,7 @@ from .goucb import (GOUCB, GOUCB_PRESETS, MLP, LinearizedRidge, beta_goucb, gouc
                            lambda_goucb, n_weights, oracle_adam, oracle_gd, oracle_lstsq)
 from .claims import register_claim, Measurement, verdict_from, loglog_slope, seed_stability, Dependence, Variant
 
-# %% ../nbs/41_goucb_theory.ipynb #36402ec4
+# %% ../nbs/41_goucb_theory.ipynb #5e182361
 def canonical(m:MLP, w) -> tuple:
     "Flip every unit with w2 < 0 (sigma(-z) = 1 - sigma(z)): the same function, all w2 >= 0; also which units flipped."
     W1, b1, w2, b2 = (np.array(a, dtype=float) for a in m.unpack(w))
@@ -51,7 +51,7 @@ def align_to(m:MLP, w_star, w_ref) -> np.ndarray:
     W1[negr] *= -1; b1[negr] *= -1; w2[negr] *= -1
     return m.pack(W1, b1, w2, b2)
 
-# %% ../nbs/41_goucb_theory.ipynb #fbe64ace
+# %% ../nbs/41_goucb_theory.ipynb #6ff72388
 def w_star_draw(m:MLP, seed:int) -> np.ndarray:
     "A mixed-sign w*: W1 ~ N(0, 1.5^2 2/d_x) (z's spread independent of d_x), b1, w2, b2 ~ N(0, 1)."
     g = np.random.default_rng(seed)
@@ -62,7 +62,7 @@ def mu_hat(m:MLP, ws, n_mc:int=20000, seed:int=0, half:float=3.) -> float:
     X = np.random.default_rng(seed).uniform(-half, half, (n_mc, m.d_x)); J = m.jac_w(ws, X)
     return float(np.linalg.eigvalsh(2 * J.T @ J / n_mc)[0])
 
-# %% ../nbs/41_goucb_theory.ipynb #06697b3a
+# %% ../nbs/41_goucb_theory.ipynb #d7baba95
 PAGE = '41_goucb_theory.ipynb'
 
 def _by(rows, key, xs, xkey='n', seeds=None):
@@ -84,7 +84,7 @@ def tc1_load(cache_dir:str='results', # the results cache (the sweep is `goucb/t
                 P1=_by(res['ones'], 'perr', ns), Ld1=_by(d1['generic'], 'L', ns), mu=np.array(res['mu_hat']),
                 mu_ones=float(res['mu_hat_ones']))
 
-# %% ../nbs/41_goucb_theory.ipynb #8e2aadb2
+# %% ../nbs/41_goucb_theory.ipynb #bbf5d708
 def f1_hessian(n_points:int=4000, seed:int=0) -> dict:
     '''The paper's f1 against Assumptions 3.1 and 3.3: max |f_w(x) - f1(x)| at w = 1 (`real`) on `n_points` uniform points,
     and the spectrum of 2 E[grad_w f grad_w f^T] at w* = 1: its rank (`rank`, eigenvalues above 1e-10 of the largest), `ev_min`, `ev_max`.'''
@@ -93,7 +93,7 @@ def f1_hessian(n_points:int=4000, seed:int=0) -> dict:
     return dict(real=float(np.max(np.abs(m(w1, X) - goucb_f1(X)))), rank=int(np.sum(ev > 1e-10 * ev[-1])),
                 ev_min=float(ev[0]), ev_max=float(ev[-1]), d_w=m.d_w)
 
-# %% ../nbs/41_goucb_theory.ipynb #ac36c85b
+# %% ../nbs/41_goucb_theory.ipynb #a859ac96
 TC1 = f"{PAGE}#tc1-the-oracles-rate-lemma-5.1-theorem-5.2"
 
 def _lemma51(L, L1, ns, drop=()) -> tuple:
@@ -150,7 +150,7 @@ def claim_f1_assumptions(cache_dir='results'):
                           f"has rank {h['rank']}, λ_min/λ_max = {drop_noise(h['ev_min'] / h['ev_max'], 1e-12):.0e} (below 1e-12 is rounding noise); "
                           f"in the small model μ̂ = {drop_noise(tc['mu_ones'], 1e-12):.0e} at w* = 1 against {np.median(tc['mu']):.1e} (median) at the generic w*", note)
 
-# %% ../nbs/41_goucb_theory.ipynb #35405d29
+# %% ../nbs/41_goucb_theory.ipynb #33426183
 def hessian_norm(m:MLP, w, X) -> np.ndarray:
     '''||grad_w^2 f_x(w)||_op at the rows of X. Per hidden unit k the Hessian lives on (W1_k, b1_k, w2_k), with the two
     eigenvalues (p +- sqrt(p^2 + 4q^2))/2, p = w2_k sigma''(z_k)|a|^2, q = sigma'(z_k)|a|, a = (x, 1); the largest over units.'''
@@ -160,7 +160,7 @@ def hessian_norm(m:MLP, w, X) -> np.ndarray:
     p = w2 * s * (1 - s) * (1 - 2 * s) * a2; q = s * (1 - s) * np.sqrt(a2)
     return ((np.abs(p) + np.sqrt(p**2 + 4 * q**2)) / 2).max(1)
 
-# %% ../nbs/41_goucb_theory.ipynb #4c31ef5a
+# %% ../nbs/41_goucb_theory.ipynb #69ae31ca
 def w_star_problem(seed:int, sigma:float=0.1, d_x:int=2, h:int=4, half:float=3.) -> tuple:
     '''f = f_{w*} on [-half, half]^d_x (the draw `w_star_draw(MLP(d_x, h), seed)`) with its maximum: a 301 x 301 grid in 2-D,
     else 20 000 uniform points, then L-BFGS-B from the best few; `problem.F` = max |f| over those points. (problem, model, w*).'''
@@ -233,7 +233,7 @@ def random_run(seed:int, T:int, sigma:float=0.1, d_x:int=2, h:int=4) -> dict:
     r = p.f_opt - p.batch(np.random.default_rng(20_000 + seed).uniform(-3, 3, (n + T, d_x)))
     return dict(R=float(r.sum()), R2=float(r[n:].sum()), sum_r2=float(np.sum(r[n:]**2)))
 
-# %% ../nbs/41_goucb_theory.ipynb #c5d758c8
+# %% ../nbs/41_goucb_theory.ipynb #cac053f5
 TC2_KINDS = {'theorem': "GO-UCB, β_t of Eq. (7) (constants 1)", 'paper': 'GO-UCB, β_t = d_w³F̂⁴t/T (D.1)', 'd_w': 'GO-UCB, β = d_w',
              'greedy': 'GO-UCB, β = 0 (greedy)', 'frozen': 'ŵ_t frozen at ŵ_0 (explore, then commit)', 'random': 'random search'}
 _TC2_ARGS = {'theorem': dict(beta='theorem'), 'paper': dict(beta='paper'), 'd_w': dict(beta='d_w'), 'greedy': dict(beta=0.),
@@ -248,7 +248,7 @@ def tc2_sweep(Ts:list, seeds:list, keep_T:int, sigma:float) -> dict:
         rows.append(dict(kind='random', seed=s, T=T, **random_run(s, T, sigma)))
     return dict(rows=rows, mu_hat=[mu_hat(MLP(2, 4), w_star_draw(MLP(2, 4), s)) for s in seeds])
 
-# %% ../nbs/41_goucb_theory.ipynb #9b364ae8
+# %% ../nbs/41_goucb_theory.ipynb #88989abc
 TC2 = f"{PAGE}#tc2-the-regret-rate-theorem-4.1-remark-4.2"
 
 def _sweep_load(name:str, kinds, cache_dir:str, key:str='T') -> dict:
@@ -270,7 +270,7 @@ def tc2_load(cache_dir:str='results') -> dict:
     "The TC2 sweep (`goucb/theory/tc2.json`): `Ts`, `seeds`, per kind of `TC2_KINDS` and field a (seeds x T) array, `rounds`, `mu`."
     return _sweep_load('tc2', TC2_KINDS, cache_dir)
 
-# %% ../nbs/41_goucb_theory.ipynb #093b3c32
+# %% ../nbs/41_goucb_theory.ipynb #0ed96737
 @register_claim('goucb', 'thm4.1-rate', 'Theorem 4.1', '''GO-UCB (n = √T, λ = C_λ√T, β_t of Eq. 7) has cumulative regret
     R_{√T+T} = Õ(d_w²√T/μ) over both phases: it grows like √T, sublinear, so R_T/T → 0.''', TC2, kind='theory')
 def claim_thm41_rate(cache_dir='results'):
@@ -331,7 +331,7 @@ def claim_lemma53(cache_dir='results'):
                        "‖ŵ_t − w*‖²_Σt an estimate could have here by orders of magnitude, so the check cannot fail; TC5 tests "
                        "what follows from the lemma's event by making it hold")
 
-# %% ../nbs/41_goucb_theory.ipynb #defaebb6
+# %% ../nbs/41_goucb_theory.ipynb #f7c33013
 LOCAL_KINDS = {'w*': 'GO-UCB, Phase II from w*', 'perturbed': 'GO-UCB, Phase II from w* + 0.3 N(0, I)', 'random': 'random search'}
 
 def local_sweep(Ts:list, seeds:list, keep_T:int, sigma:float, perturb:float) -> dict:
@@ -359,7 +359,7 @@ def local_load(cache_dir:str='results') -> dict:
     "The TC5 sweep (`goucb/theory/local.json`): as `tc2_load`, for the kinds of `LOCAL_KINDS`."
     return _sweep_load('local', LOCAL_KINDS, cache_dir)
 
-# %% ../nbs/41_goucb_theory.ipynb #48392474
+# %% ../nbs/41_goucb_theory.ipynb #201039b5
 TC5 = f"{PAGE}#tc5-lemmas-5.4-and-5.5-and-theorem-4.1s-bound-where-their-premise-holds"
 
 def _local_bounds(lo:dict, kind:str='w*') -> dict:
@@ -374,7 +374,7 @@ def _local_bounds(lo:dict, kind:str='w*') -> dict:
         out['b54'] = lemma54_bound(r['beta_t'], r['u'], lo['Ch'][kind][:, iT:iT + 1], lo['lam'][kind][:, iT:iT + 1])
     return out
 
-# %% ../nbs/41_goucb_theory.ipynb #4e4eba7c
+# %% ../nbs/41_goucb_theory.ipynb #74d2486d
 LOCAL_CHOICES = [Dependence("the radius (Lemma 5.3's noise term, its ι′ = 1)", 'β = 4d_wσ²', 'not swept'),
                  Dependence('C_g, C_h (sup norms, unknown)', "the largest norms over the run's points and weights", 'not swept')]
 
@@ -441,7 +441,7 @@ def claim_thm41_bound(cache_dir='results'):
                                         f"above it for some w* at T = {', '.join(map(str, first_bad)) or 'none'}"),
                        slack=f"bound / R median {np.median(b / A):.3g}, smallest {np.min(b / A):.3g}")
 
-# %% ../nbs/41_goucb_theory.ipynb #470026df
+# %% ../nbs/41_goucb_theory.ipynb #54054ab9
 DIMS = {2: 4, 6: 2, 14: 1}   # d_x: hidden units h; d_w = h (d_x + 2) + 1 = 17 for all three
 
 def dims_sweep(Ts:list, seeds:list, sigma:float) -> dict:
@@ -457,7 +457,7 @@ def dims_load(cache_dir:str='results') -> dict:
     "The TC6 sweep (`goucb/theory/dims.json`): as `tc2_load`, kinds 'theorem d2', 'd_w d6', 'random d14', ..."
     return _sweep_load('dims', [f'{k} d{d}' for k in ('theorem', 'd_w', 'random') for d in DIMS], cache_dir)
 
-# %% ../nbs/41_goucb_theory.ipynb #16485a88
+# %% ../nbs/41_goucb_theory.ipynb #f8631e1b
 TC6 = f"{PAGE}#tc6-dimension-free-in-d_x-remark-4.2"
 
 @register_claim('goucb', 'remark4.2-dim', 'Remark 4.2; Conclusion', '''GO-UCB's Õ(√T) cumulative regret "is dimension-free in
@@ -487,7 +487,7 @@ def claim_remark42_dim(cache_dir='results'):
                        fails_on=Variant('random search', decide('random')[0], 'slopes ' + '/'.join(f'{s:.2f}' for s in sl['random'])),
                        slack='slopes ' + '/'.join(f'{s:.2f}' for s in sl['theorem']) + ' against 1/2')
 
-# %% ../nbs/41_goucb_theory.ipynb #d8ac474e
+# %% ../nbs/41_goucb_theory.ipynb #fa937051
 @functools.lru_cache(maxsize=4)
 def tc4_run(iters:int=200, # Step 5 ascent steps (App. D.1: 2000; the identities do not depend on them)
             seed:int=0) -> dict:
@@ -518,7 +518,7 @@ def tc4_summary(iters:int=200, seed:int=0) -> dict:
     r = tc4_run(iters, seed)
     return dict(tc4_check(r), u=r['u'], logdet=r['logdet'], lam=r['lam'], d_w=r['d_w'])
 
-# %% ../nbs/41_goucb_theory.ipynb #98a47d8c
+# %% ../nbs/41_goucb_theory.ipynb #4abf5648
 TC4 = f"{PAGE}#tc4-the-determinant-identities-lemmas-c.4c.6"
 
 def cached_logdet_errors(cache_dir:str='results') -> dict:
@@ -561,7 +561,7 @@ def claim_erratum_lemma_c9(cache_dir='results'):
                           f"{c['sum_u2']:.0f} against 2d_w log(1 + TĈ_g²/(d_wλ)) = {c['c6']:.0f}; u_t > 1 in {int(np.sum(u > 1))} "
                           f"of {len(u)} rounds (max {u.max():.1f}); the sum Lemma C.6 bounds: {c['lhs']:.1f}", note)
 
-# %% ../nbs/41_goucb_theory.ipynb #c482ee9e
+# %% ../nbs/41_goucb_theory.ipynb #26d49148
 D1 = f"{PAGE}#what-app.-d.1s-settings-do"
 
 def d1_oracle_fit(seed:int=0) -> dict:
@@ -598,7 +598,7 @@ def claim_thm41(cache_dir='results'):
                        "the experiments are far below condition (8); TC2 measures the rate in T on a small realizable model, "
                        "where (8) does not hold either (claim thm4.1-rate)")
 
-# %% ../nbs/41_goucb_theory.ipynb #6ddf8be5
+# %% ../nbs/41_goucb_theory.ipynb #96e161a4
 def thm41_terms(T:int, d_w:int, F:float, C_g:float=1., C_h:float=1., lam:float|None=None) -> dict:
     """Theorem 4.1's Phase II term at λ (default App. D.1's √T log²T) and β_T = d_w³F⁴: `cs` = √(T · Lemma 5.5's bound)
     (the proof's Cauchy–Schwarz step), `app` = the appendix's √(16Tβ_Td_w log(…) + 8T²β_T²C_h²/λ²), `main` = the same with
