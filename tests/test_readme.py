@@ -74,7 +74,7 @@ def _command_lines() -> list:
     out = []
     for f, l in lines:
         cmd = re.sub(r'\s+', ' ', l.split('#')[0].split('  ')[0]).strip()
-        if cmd.split(' ')[0] not in ('hdbo', 'make') or re.search(r'\b[A-Z]{3,}\b|[\[\]|]', cmd): continue   # placeholders
+        if cmd.split(' ')[0] not in ('hdbo', 'make') or re.search(r'\b[A-Z]{3,}\b|[\[\]|<>]', cmd): continue   # placeholders
         if re.fullmatch(r'hdbo (run|plot)( --[\w-]+)*', cmd): continue   # the command's name in a sentence, not a command line
         out.append((f, cmd))
     return out
