@@ -457,7 +457,9 @@ class GPOptimizer(Optimizer):
     def _from_unit(self, u): return self._lo + self._w * np.clip(u, 0., 1.)
 
     # subclass interface: the acquisition and its per-step state
-    def make_acquisition(self): raise NotImplementedError
+    def make_acquisition(self):
+        "The acquisition object (`UCB`, `EI`, `PI`...) a subclass scores candidates with; called once in `setup`."
+        raise NotImplementedError
     def update_acquisition(self, t:int) -> dict:
         "Set the acquisition's state for round t (1-based, counting every evaluation); return diagnostics."
         return {}
@@ -608,6 +610,7 @@ class GPUCB(GPOptimizer):
                     delta=0.1)         # failure probability in the Srinivas schedules
 
     def make_acquisition(self):
+        "GP-UCB's acquisition: the UCB with the β_t schedule of the options (a Srinivas schedule, a number or a function of t), times beta_scale."
         b, o = self.options['beta'], self.options
         if callable(b): self.beta_schedule = b
         elif isinstance(b, str):
@@ -644,13 +647,17 @@ class _ImprovementMixin:
 class GPEI(_ImprovementMixin, GPOptimizer):
     "GP-EI: maximise the expected improvement over the best observation (margin xi, in units of std(y))."
     defaults = dict(xi=0.)
-    def make_acquisition(self): return EI()
+    def make_acquisition(self):
+        "Expected improvement over the best observation."
+        return EI()
 
 @register_method('gp-pi')
 class GPPI(_ImprovementMixin, GPOptimizer):
     "GP-PI: maximise the probability of improvement over the best observation + xi std(y)."
     defaults = dict(xi=0.01)
-    def make_acquisition(self): return PI()
+    def make_acquisition(self):
+        "Probability of improvement over the best observation."
+        return PI()
 
 # %% ../nbs/04_bo.ipynb #5c0f7a02
 SKOPT_DEFAULTS = dict(   # scikit-optimize 0.10 `gp_minimize` (and `cook_estimator`), as options of our GP baselines
@@ -710,7 +717,9 @@ class FiniteOptimizer(Optimizer):
 
     def on_domain(self): "Subclass hook: the domain is known (`self.domain`, `self.N`)."
     def on_problem(self, problem): "Subclass hook: called by `run` with the problem."
-    def choose(self) -> tuple[int, dict]: raise NotImplementedError   # the next index after the design
+    def choose(self) -> tuple[int, dict]:
+        "The index of the next candidate to evaluate (after the initial design) and a dict of diagnostics; subclasses define it."
+        raise NotImplementedError   # the next index after the design
     def observe(self, i:int, y:float): "Subclass hook: y observed at candidate i."
 
     def _ask(self):
@@ -734,6 +743,7 @@ class FiniteOptimizer(Optimizer):
 class RandomFinite(FiniteOptimizer):
     "Random search on a finite domain: uniform among the candidates not queried yet (any, once all were)."
     def choose(self):
+        "A uniformly random candidate not queried yet (any candidate once all were), no diagnostics."
         free = np.flatnonzero(~self.queried)
         return int(self.rng.choice(free) if len(free) else self.rng.integers(self.N)), {}
 
@@ -773,6 +783,7 @@ class FiniteGPOptimizer(FiniteOptimizer):
         raise NotImplementedError
 
     def choose(self):
+        "The candidate with the highest score (`score`) under the current posterior, and the score's diagnostics."
         post = self._posterior()
         s, diag = self.score(self.n_bo)
         i = int(np.argmax(s))   # ties: the lowest index

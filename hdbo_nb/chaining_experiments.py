@@ -4,12 +4,11 @@
 
 # %% auto #0
 __all__ = ['PAGE', 'FIG2_METHODS', 'CH', 'GP', 'MEASURES', 'MECHANISM_SWEEPS', 'MECHANISM_FILE', 'FIG2_PAGE', 'PAPER_SIZE',
-           'REGIME_FILE', 'NO_COVERS', 'REGIME_ACTS', 'REGIME_COLUMNS', 'INVARIANCE', 'fig1_toy', 'fig1_summary',
-           'fig1_table', 'claim_fig1_staircase', 'complete_seeds', 'full_results', 'fig2_results', 'final_regret',
-           'average_regret', 'horizon', 'fig2_panel', 'fig2_decide', 'paired_text', 'mechanism_table', 'mechanism_text',
-           'claim_fig2_se', 'claim_fig2_himmelblau', 'claim_fig2_graphs', 'regime_table', 'regime_panel', 'regime_acts',
-           'regime_decide', 'claim_fig2_covers_act', 'invariance_results', 'invariance_table', 'mean_se',
-           'claim_large_design']
+           'REGIME_FILE', 'NO_COVERS', 'REGIME_ACTS', 'REGIME_COLUMNS', 'INVARIANCE', 'claim_fig1_staircase',
+           'complete_seeds', 'full_results', 'fig2_results', 'final_regret', 'average_regret', 'horizon', 'fig2_panel',
+           'fig2_decide', 'paired_text', 'mechanism_table', 'mechanism_text', 'claim_fig2_se', 'claim_fig2_himmelblau',
+           'claim_fig2_graphs', 'regime_table', 'regime_panel', 'regime_acts', 'regime_decide', 'claim_fig2_covers_act',
+           'invariance_results', 'invariance_table', 'mean_se', 'claim_large_design']
 
 # %% ../nbs/32_chaining_experiments.ipynb #7bd8177e
 import dataclasses
@@ -26,7 +25,7 @@ from .claims import (register_claim, Measurement, verdict_from, Dependence, Pane
 # %% ../nbs/32_chaining_experiments.ipynb #1b84cfef
 PAGE = '32_chaining_experiments.ipynb'
 
-def fig1_toy(seed:int=4, # the draw of f and of the observation noise
+def _fig1_toy(seed:int=4, # the draw of f and of the observation noise
              N:int=1000, # grid points of [0, 40]
              n_obs:int=10, # noisy observations before the chaining step
              noise_std:float=0.05, delta:float=0.05) -> dict:
@@ -42,16 +41,16 @@ def fig1_toy(seed:int=4, # the draw of f and of the observation noise
     return dict(X=X1, f=f1, opt=opt, post=opt.post, last=opt.last,
                 sqrt_beta=float(np.sqrt(beta_srinivas_finite(1, N, delta))))  # GP-UCB's sqrt(beta_1) on |X| = N
 
-def fig1_summary(toy:dict) -> dict:
+def _fig1_summary(toy:dict) -> dict:
     "What Fig. 1's claim reads from the toy: the bonus's distinct values and monotonicity in sigma, GP-UCB's term beside it."
     b, s, H, sb = toy['last']['bonus'], toy['post'].sigma, toy['last']['H'], toy['sqrt_beta']
     return dict(points=len(b), levels=len(H), distinct=len(np.unique(b)), distinct_gpucb=len(np.unique(sb * s)),
                 monotone=bool(np.all(np.diff(b[np.argsort(s, kind='stable')]) >= 0)), largest=float(b.max()),
                 largest_gpucb=float(sb * (s.max() - s.min())))
 
-def fig1_table(cache_dir='results', recompute:bool=False) -> dict:
-    "`fig1_summary(fig1_toy())` from the results cache (computed when absent: a second)."
-    return cached_compute('chaining/fig1.json', dict(seed=4, N=1000), lambda seed, N: fig1_summary(fig1_toy(seed, N)),
+def _fig1_table(cache_dir='results', recompute:bool=False) -> dict:
+    "`_fig1_summary(_fig1_toy())` from the results cache (computed when absent: a second)."
+    return cached_compute('chaining/fig1.json', dict(seed=4, N=1000), lambda seed, N: _fig1_summary(_fig1_toy(seed, N)),
                           cache_dir=cache_dir, recompute=recompute)
 
 # %% ../nbs/32_chaining_experiments.ipynb #7e68a414
@@ -61,7 +60,7 @@ def fig1_table(cache_dir='results', recompute:bool=False) -> dict:
                 kind='arithmetic')
 def claim_fig1_staircase(cache_dir='results'):
     "Fig. 1's toy (one chaining step on 1000 points), from the cache: the bonus sorted by sigma, and its distinct values."
-    s = fig1_table(cache_dir)
+    s = _fig1_table(cache_dir)
     v, note = verdict_from({'non-decreasing in σ': s['monotone'], 'one value per dyadic band of σ at most': s['distinct'] <= s['levels'] + 1})
     return Measurement(v, f"{s['distinct']} distinct bonus values over {s['points']} points ({s['levels']} levels), against "
                           f"{s['distinct_gpucb']} for GP-UCB's term; largest bonus {s['largest']:.2f}, GP-UCB's {s['largest_gpucb']:.2f} "

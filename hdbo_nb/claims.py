@@ -124,7 +124,8 @@ class Claim:
 CLAIMS:dict = {}
 
 def register_claim(paper:str, key:str, where:str, claim:str, page:str, kind:str='experiment'):
-    "Decorator: register the decorated function (cache_dir -> Measurement) as the measurement of a claim."
+    """Decorator: register the decorated function (cache_dir -> Measurement) as the measurement of a claim; a function
+    without a docstring gets one that states the claim it measures (the docs show it under the function's entry)."""
     if paper not in PAPERS: raise ValueError(f"unknown paper {paper!r}; known: {sorted(PAPERS)}")
     if kind not in KINDS: raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if not re.fullmatch(r'[a-z0-9][a-z0-9_.-]*', key): raise ValueError(f"claim key {key!r}: lower-case letters, digits, '-', '_', '.'")
@@ -134,9 +135,9 @@ def register_claim(paper:str, key:str, where:str, claim:str, page:str, kind:str=
         same = old is not None and old.measure.__qualname__ == fn.__qualname__ and \
             (old.measure.__module__ == fn.__module__ or '__main__' in (old.measure.__module__, fn.__module__))
         if old is not None and not same: # a notebook re-running its own exported cell replaces its registration
-
             raise ValueError(f"claim {c.id!r} is already registered by {old.measure.__module__}.{old.measure.__qualname__}")
         CLAIMS[c.id] = c
+        if not (fn.__doc__ or '').strip(): fn.__doc__ = f"Measures {c.id} ({where}, {kind}): {c.claim}"
         return fn
     return deco
 

@@ -600,6 +600,7 @@ class progress:
             self._printed = time.perf_counter()
 
     def close(self):
+        "Stop the bar: a terminal bar prints its final line and a newline; later updates are ignored."
         self._stop.set()
         if self.disable or self.mode != 'tty': return
         with self._lock: self.file.write('\r' + self._line() + '\n'); self.file.flush(); self.disable = True

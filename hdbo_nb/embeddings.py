@@ -151,8 +151,12 @@ class EmbeddingCore(UnitCore):
         self.d, self.delta = int(min(d, D)), delta
         self.gp, self._fits, self._latent, self.V = _new_gp(kernel), 0, {}, []
         self.make_embedding()
-    def make_embedding(self): raise NotImplementedError
-    def embed(self, y) -> np.ndarray: raise NotImplementedError
+    def make_embedding(self):
+        "Draw the embedding's random parameters (a subclass sets what `embed` uses); called once at set-up."
+        raise NotImplementedError
+    def embed(self, y) -> np.ndarray:
+        "The point of the box [-1, 1]^D that the low-dimensional point `y` stands for."
+        raise NotImplementedError
     @property
     def latent_bounds(self): return np.tile([-self.radius, self.radius], (self.d, 1))
     def _emit(self, y):
@@ -172,14 +176,20 @@ class EmbeddingCore(UnitCore):
 class REMBOCore(EmbeddingCore):
     "REMBO: x = clip(A y), A Gaussian, y in [-sqrt(d), sqrt(d)]^d."
     def make_embedding(self):
+        "Draw A, a D × d standard Gaussian matrix; y ranges over [-√d, √d]^d."
         self.A = self.rng.standard_normal((self.D, self.d)); self.radius = math.sqrt(self.d)
-    def embed(self, y): return np.clip(self.A @ np.asarray(y, float), -1., 1.)
+    def embed(self, y):
+        "x = clip(A y) to [-1, 1]^D."
+        return np.clip(self.A @ np.asarray(y, float), -1., 1.)
 
 class HeSBOCore(EmbeddingCore):
     "HeSBO: x_i = s_i y_{h(i)} (count sketch), y in [-1,1]^d."
     def make_embedding(self):
+        "Draw the count sketch: a bucket h(i) in 0..d-1 and a sign s_i for each of the D coordinates."
         self.h = self.rng.integers(self.d, size=self.D); self.s = self.rng.choice([-1., 1.], size=self.D)
-    def embed(self, y): return self.s * np.asarray(y, float)[self.h]
+    def embed(self, y):
+        "x_i = s_i y_{h(i)}."
+        return self.s * np.asarray(y, float)[self.h]
 
 @register_method('rembo')
 class REMBO(UnitOptimizer):
@@ -210,7 +220,9 @@ class SRECore(UnitCore):
         self.stage += 1
         self.A = self.rng.standard_normal((self.D, self.d))
         self.gp, self.V, self.Vu, self._fits = _new_gp(self.kernel), [], [], 0
-    def embed(self, v): return np.clip(v[0] * self.x_prev + self.A @ v[1:], -1., 1.)
+    def embed(self, v):
+        "x = clip(v_0 x_prev + A v_{1:}) to [-1, 1]^D: the stage's subspace through the previous stage's best point."
+        return np.clip(v[0] * self.x_prev + self.A @ v[1:], -1., 1.)
     def ask(self):
         sb = self.stage_budget or 20
         if len(self.V) >= sb and self.stage < self.m: self._new_stage()

@@ -198,7 +198,9 @@ class Run:
     def filename(self) -> str:
         return f"{_safe(self.method_label)}__{_safe(self.problem_label)}__s{self.seed}__{self.key}.npz"
 
-    def path(self, cache_dir) -> str: return os.path.join(os.fspath(cache_dir), self.experiment, self.filename)
+    def path(self, cache_dir) -> str:
+        "The run's trace file inside the results cache `cache_dir`."
+        return os.path.join(os.fspath(cache_dir), self.experiment, self.filename)
 
     def make_problem(self) -> Problem:
         "Build the problem from its specification (in the worker)."

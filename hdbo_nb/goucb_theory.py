@@ -299,6 +299,7 @@ def claim_thm41_rate(cache_dir='results'):
 @register_claim('goucb', 'remark4.2-simple', 'Remark 4.2', '''The output x̂ ~ Uniform{x_1, …, x_T} has expected simple regret
     f* − E f(x̂) ≤ Õ(1/√T).''', TC2, kind='theory')
 def claim_remark42_simple(cache_dir='results'):
+    "Remark 4.2 on the TC2 runs: the fitted log-log slope of f* − E f(x̂) (Phase II's mean regret) against −1/2, beside random search's."
     t2 = tc2_load(cache_dir); Ts, seeds = t2['Ts'], t2['seeds']
     def decide(kind, drop=()):
         keep = [i for i, s in enumerate(seeds) if s not in drop]
@@ -388,6 +389,7 @@ def _tc2_vacuity(cache_dir:str) -> str:
 @register_claim('goucb', 'lemma5.4', 'Lemma 5.4', '''On Lemma 5.3's event (w* ∈ Ball_t), each round's regret is
     r_t ≤ 2√β_t u_t + 2β_tC_h/λ with u_t = ‖∇f_{x_t}(ŵ_t)‖_{Σ_t⁻¹}.''', TC5, kind='theory')
 def claim_lemma54(cache_dir='results'):
+    "Lemma 5.4 on the local-phase runs from w*: each round's regret against its bound; fails from a start outside the ball."
     lo = local_load(cache_dir); seeds = lo['seeds']
     def decide(kind, drop=()):
         keep = [i for i, s in enumerate(seeds) if s not in drop]; r = lo['rounds'][kind]; b = _local_bounds(lo, kind)['b54']
@@ -417,6 +419,7 @@ def _sum_claim(cache_dir, what:str, field:str, bound:str):
 @register_claim('goucb', 'lemma5.5', 'Lemma 5.5', '''On Lemma 5.3's event, Σ_{t≤T} r_t² ≤ 16β_Td_w log(1 + TC_g²/(d_wλ)) +
     8β_T²C_h²T/λ².''', TC5, kind='theory')
 def claim_lemma55(cache_dir='results'):
+    "Lemma 5.5 measured on the local-phase runs: the sum of squared per-round regrets against its bound."
     lo, decide, A, Ar, b = _sum_claim(cache_dir, 'Σ_t r_t²', 'sum_r2', 'b55'); Ts = lo['Ts']
     v, note = decide('w*')
     return Measurement(v, f"Phase II from w*, β = 4d_wσ², T = {Ts[0]}..{Ts[-1]}, {len(lo['seeds'])} w*: Σ r_t² ≤ bound in "
@@ -430,6 +433,7 @@ def claim_lemma55(cache_dir='results'):
 @register_claim('goucb', 'thm4.1-bound', 'Theorem 4.1 (the bound)', '''With probability ≥ 1 − δ, R_{√T+T} ≤ 2√T F +
     √(16Tβ_Td_w log(1 + TC_g²/(d_wλ)) + 8T²β_T²C_h²/λ²) (App. C's form).''', TC5, kind='theory')
 def claim_thm41_bound(cache_dir='results'):
+    "Theorem 4.1's bound on the cumulative regret R_{n+T} against the measured one on the local-phase runs."
     lo, decide, A, Ar, b = _sum_claim(cache_dir, 'R_{n+T}', 'R', 'b41'); Ts = lo['Ts']
     first_bad = [int(T) for T, bad in zip(Ts, np.any(Ar > b, 0)) if bad]
     v, note = decide('w*')
@@ -463,6 +467,7 @@ TC6 = f"{PAGE}#tc6-dimension-free-in-d_x-remark-4.2"
 @register_claim('goucb', 'remark4.2-dim', 'Remark 4.2; Conclusion', '''GO-UCB's Õ(√T) cumulative regret "is dimension-free in
     terms of its input domain X": it depends on d_w, not on d_x.''', TC6, kind='theory')
 def claim_remark42_dim(cache_dir='results'):
+    "Remark 4.2 on the dimension sweep: the regret's log-log slope and its ratio to random search's at each d_x (d_w = 17)."
     dm = dims_load(cache_dir); Ts, seeds = dm['Ts'], dm['seeds']
     def decide(kind, drop=()):
         keep = [i for i, s in enumerate(seeds) if s not in drop]

@@ -172,6 +172,7 @@ class Kernel:
         return W / self._ls
 
     def copy(self) -> Kernel:
+        "An independent copy of the kernel (the same kind, smoothness, lengthscales and variance)."
         return Kernel(self.kind, self.nu, np.copy(self._ls) if self.ard else self._ls, self._var)
 
     def __repr__(self):
