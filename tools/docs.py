@@ -277,6 +277,26 @@ def source_url(qualname:str):
         return f"{git_url()}/blob/{cfg.get('branch') or 'main'}/{path.relative_to(ROOT).as_posix()}#L{line}"
     return None
 
+def _definition_url(module:str, name:str):
+    "GitHub link to the definition of what `name` is in the package module `module` (defined there or imported), or None."
+    import importlib, inspect
+    if not git_url(): return None
+    try: obj = getattr(importlib.import_module(module), name)
+    except Exception: return None
+    if not (inspect.isfunction(obj) or inspect.isclass(obj)): return None
+    try: path, line = Path(inspect.getsourcefile(obj)).resolve(), inspect.getsourcelines(obj)[1]
+    except (OSError, TypeError): return None
+    if ROOT not in path.parents: return None
+    cfg = _settings()
+    return f"{git_url()}/blob/{cfg.get('branch') or 'main'}/{path.relative_to(ROOT).as_posix()}#L{line}"
+
+def fix_source_link(text, module):
+    """nbdev finds an entry's source by its bare name, so of two modules defining the same name (`full_results`) one
+    page links to the other's; the entry of a function or class of the page's own module links to its definition."""
+    m = re.search(r'^#{2,6} ([A-Za-z_]\w*)\s*$', text, re.M)
+    url = _definition_url(module, m[1]) if module and m else None
+    return _ANY_SRC_LINK.sub(lambda _: _SRC_LINK.format(url), text, count=1) if url and '[source](' in text else text
+
 def add_source_link(text):
     "A show_doc entry of a method attached to its class after the class body gets the source link nbdev leaves out."
     if '[source](' in text: return text
@@ -326,9 +346,9 @@ def heading_anchor(title):
     qid, myst_text = pandoc_id(title), re.sub(r'\$[^$]*\$', '', text)    # MyST's slug leaves formulas out, docutils keeps their TeX
     return '' if not qid or qid in (github_slug(myst_text), make_id(text.replace('$', ''))) else f'<a id="{qid}"></a>\n\n'
 
-def adapt_md(text, site, here, flavour, show_doc=False):
+def adapt_md(text, site, here, flavour, show_doc=False, module=None):
     if show_doc:
-        text = add_source_link(text)
+        text = add_source_link(fix_source_link(text, module))
         if not git_url(): text = _ANY_SRC_LINK.sub('', text)     # no repository in settings.ini: no source links
         text = escape_docstrings(text)
     text = unlink_code(convert_divs(text, flavour))
@@ -412,6 +432,8 @@ def adapt_cells(nb, site, here, flavour, title=''):
     (`caption_of`), which is marked as the caption (`.figure-caption`). Streams a reader does not need are dropped: stderr
     (progress bars, warnings) everywhere, and the runner's summary of a sweep on the papers' pages."""
     cells, section = nb['cells'], title
+    exp = re.search(r'^#\|\s*default_exp\s+(\S+)', '\n'.join(_src(c['source']) for c in cells if c['cell_type'] == 'code'), re.M)
+    lib = _settings()['lib_path']; module = f"{getattr(lib, 'name', lib)}.{exp[1]}" if exp else None
     for i, cell in enumerate(cells):
         src = _src(cell['source'])
         if cell['cell_type'] == 'markdown':
@@ -444,7 +466,7 @@ def adapt_cells(nb, site, here, flavour, title=''):
             if asis and 'remove-input' in tags and flavour == 'myst' and all(md_out(o) for o in cell.get('outputs', [])):
                 # show_doc entries: markdown in the page itself, so that their headings are sections in the contents
                 text = '\n\n'.join(md_out(o) for o in cell.get('outputs', []))
-                if text.strip(): yield 'md', adapt_md(text, site, here, flavour, show_doc=True)
+                if text.strip(): yield 'md', adapt_md(text, site, here, flavour, show_doc=True, module=module)
                 continue
             outs = []
             for o in cell.get('outputs', []) if opts.get('output') is not False else []:
