@@ -13,13 +13,12 @@ from .claims import register_claim, Measurement, Variant, Dependence, verdict_fr
 
 # %% auto #0
 __all__ = ['PAGE', 'THEORY', 'R', 'EPS', 'TC1_SIZES', 'TC2_SIZES', 'TC2_SAMPLES', 'TC3_COLUMNS', 'A1_DESIGNS', 'GREEDY_DESIGNS',
-           'RATE_WINDOW', 'tc1_sizes', 'tc1_table', 'tc1_check', 'claim_covering_numbers', 'tc2_point', 'tc2_table',
-           'tc2_check', 'claim_chaining_vs_union', 'eq8', 'thm1', 'tc3_run', 'tc3_table', 'tc3_check', 'fig2_bounds',
-           'claim_theorem1_runs', 'a3_sweep', 'claim_a3_constants', 'a2_sides', 'a2_grid', 'claim_a2_lemma', 'gauss_sf',
-           'cover_increments', 'increments_table', 'claim_h_scale', 'a1_path', 'a1_table', 'claim_a1_path',
-           'min_cover_size', 'textbook_greedy', 'fewest_first', 'harmonic', 'greedy_table', 'greedy_check',
-           'claim_greedy_approx', 'rate_stats', 'rate_checks', 'claim_corollary1_rates', 'sigma_sums',
-           'sigma_sum_check', 'claim_sigma_sum']
+           'RATE_WINDOW', 'claim_covering_numbers', 'tc2_point', 'tc2_table', 'tc2_check', 'claim_chaining_vs_union',
+           'eq8', 'thm1', 'tc3_run', 'tc3_table', 'tc3_check', 'fig2_bounds', 'claim_theorem1_runs', 'a3_sweep',
+           'claim_a3_constants', 'a2_sides', 'a2_grid', 'claim_a2_lemma', 'gauss_sf', 'cover_increments',
+           'increments_table', 'claim_h_scale', 'a1_path', 'a1_table', 'claim_a1_path', 'min_cover_size',
+           'textbook_greedy', 'fewest_first', 'harmonic', 'greedy_table', 'greedy_check', 'claim_greedy_approx',
+           'rate_stats', 'rate_checks', 'claim_corollary1_rates', 'sigma_sums', 'sigma_sum_check', 'claim_sigma_sum']
 
 # %% ../nbs/31_chaining_theory.ipynb #7cf995fe
 PAGE = '31_chaining_theory.ipynb'
@@ -29,7 +28,7 @@ THEORY = 'chaining/theory'   # the results-cache folder of this notebook's table
 R, EPS = 20., [2.0 ** (1 - i) for i in range(1, 8)]   # TC1/TC2: the square [0, R]^2 and the radii 1 ... 1/64
 TC1_SIZES = (625, 2500, 10_000)
 
-def tc1_sizes(N:int, # the first N points of one uniform draw of 10^4 in [0, R]^2 (nested designs)
+def _tc1_sizes(N:int, # the first N points of one uniform draw of 10^4 in [0, R]^2 (nested designs)
               seed:int=0) -> list:
     "Algorithm 2's greedy eps-cover sizes under the prior SE (l = 1) metric, for eps in `EPS`."
     X = np.random.default_rng(seed).uniform(0, R, (10_000, 2))[:N]
@@ -41,14 +40,14 @@ def tc1_sizes(N:int, # the first N points of one uniform draw of 10^4 in [0, R]^
         out.append(len(T))
     return out
 
-def tc1_table(cache_dir='results', recompute:bool=False) -> dict:
+def _tc1_table(cache_dir='results', recompute:bool=False) -> dict:
     "{N: greedy |T(eps)| for eps in `EPS`} on the nested designs `TC1_SIZES`, from the results cache (computed when absent)."
     r = cached_compute(f'{THEORY}/tc1.json', dict(sizes=list(TC1_SIZES), seed=0),
-                       lambda sizes, seed: dict(cover_sizes={str(N): tc1_sizes(N, seed) for N in sizes}),
+                       lambda sizes, seed: dict(cover_sizes={str(N): _tc1_sizes(N, seed) for N in sizes}),
                        cache_dir=cache_dir, recompute=recompute)
     return {int(k): v for k, v in r['cover_sizes'].items()}
 
-def tc1_check(sizes:dict, # {N: [|T(eps)| for eps in EPS]}
+def _tc1_check(sizes:dict, # {N: [|T(eps)| for eps in EPS]}
              ) -> tuple:
     "TC1's check where the bound is not vacuous ((R/eps)^2 < N): (verdict, largest |T|/(R/eps)^2, the smallest slack, radii checked)."
     pts = [(N, e, a, (R / e) ** 2) for N, s in sizes.items() for e, a in zip(EPS, s) if (R / e) ** 2 < N]
@@ -61,9 +60,9 @@ def tc1_check(sizes:dict, # {N: [|T(eps)| for eps in EPS]}
                 f'{PAGE}#tc1-the-covering-numbers-app.-b', kind='theory')
 def claim_covering_numbers(cache_dir='results'):
     "Greedy eps-covers (an upper bound on N) of nested designs of [0, 20]^2 against (R/eps)^2 where it is below N, from the cache."
-    sizes = tc1_table(cache_dir)
-    v, worst, slack, k = tc1_check(sizes)
-    tv, tw, *_ = tc1_check({N: [N] * len(EPS) for N in sizes})
+    sizes = _tc1_table(cache_dir)
+    v, worst, slack, k = _tc1_check(sizes)
+    tv, tw, *_ = _tc1_check({N: [N] * len(EPS) for N in sizes})
     value = (f"greedy |T(ε)| at ε = 1 for N = {', '.join(map(str, sorted(sizes)))}: "
              f"{', '.join(str(sizes[N][0]) for N in sorted(sizes))} against (R/ε)² = {(R / EPS[0])**2:.0f}; largest |T(ε)|/(R/ε)² "
              f"over the {k} (N, ε) where (R/ε)² < N: {worst:.2f}")
