@@ -609,7 +609,7 @@ def sigma_sum_check(S, # one mean curve of sum sigma_t^2, n = 1..
 
 @register_claim('chaining', 'sigma-sum', 'App. B (Corollary 1, via Srinivas et al.\'s Theorem 5)', """For the SE kernel on
     X ⊆ R^D the posterior deviations at the queries satisfy Σ_{t ≤ n} σ_t² = O((log n)^{D+1}), the ingredient that turns
-    Theorem 1 into Corollary 1's rates.""", f'{PAGE}#corollary-1s-ingredient-sum_t-sigma_t2-olog-nd1', kind='theory')
+    Theorem 1 into Corollary 1's rates.""", f'{PAGE}#corollary-1s-ingredient-the-sum-of-posterior-variances', kind='theory')
 def claim_sigma_sum(cache_dir='results'):
     "Sum of sigma_t^2 along the cached chaining-rates runs (SE, D = 1 and 2) and along random search, from the cache."
     S = sigma_sums(cache_dir)

@@ -47,7 +47,7 @@ def _tc1_load(cache_dir:str='results', # the results cache (the sweep is `goucb/
                 mu_ones=float(res['mu_hat_ones']))
 
 # %% ../nbs/41_goucb_theory.ipynb #5e182361
-def _canonical(m:MLP, w) -> tuple:
+def _sign_canonical(m:MLP, w) -> tuple:
     "Flip every unit with w2 < 0 (sigma(-z) = 1 - sigma(z)): the same function, all w2 >= 0; also which units flipped."
     W1, b1, w2, b2 = (np.array(a, dtype=float) for a in m.unpack(w))
     neg = w2 < 0
@@ -56,15 +56,15 @@ def _canonical(m:MLP, w) -> tuple:
 
 def _aligned_error(m:MLP, w, w_star) -> float:
     "||w - w*||^2 after sign canonicalisation and the best permutation of hidden units."
-    A, B = _canonical(m, w), _canonical(m, w_star)
+    A, B = _sign_canonical(m, w), _sign_canonical(m, w_star)
     UA, UB = np.column_stack(A[:3]), np.column_stack(B[:3])
     r, c = linear_sum_assignment(((UA[:, None] - UB[None])**2).sum(-1))
     return float(((UA[r] - UB[c])**2).sum() + (A[3] - B[3])**2)
 
 def _align_to(m:MLP, w_star, w_ref) -> np.ndarray:
     "The representation of w* (units permuted and sign-flipped: the same function) whose units are closest to w_ref's."
-    W1r, b1r, w2r, b2r, negr = _canonical(m, w_ref)
-    W1s, b1s, w2s, b2s, _ = _canonical(m, w_star)
+    W1r, b1r, w2r, b2r, negr = _sign_canonical(m, w_ref)
+    W1s, b1s, w2s, b2s, _ = _sign_canonical(m, w_star)
     UA, UB = np.column_stack([W1r, b1r, w2r]), np.column_stack([W1s, b1s, w2s])
     r, c = linear_sum_assignment(((UA[:, None] - UB[None])**2).sum(-1))
     P = np.empty(m.h, int); P[r] = c
