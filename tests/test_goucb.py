@@ -381,8 +381,8 @@ def test_step5_start_options(starts, inc, first_is_incumbent, B):
 
 # ---------------------------------------------------------------- the theory checks' helpers
 def test_align_to_and_hessian_norm():
-    "align_to returns the representation of w* nearest the reference (units flipped and permuted back); the Hessian norm is exact."
-    from hdbo_nb.goucb_theory import align_to, aligned_error, hessian_norm
+    "_align_to returns the representation of w* nearest the reference (units flipped and permuted back); the Hessian norm is exact."
+    from hdbo_nb.goucb_theory import _align_to as align_to, _aligned_error as aligned_error, hessian_norm
     m, g = MLP(2, 4), np.random.default_rng(5)
     w = m.init(g) * 3; W1, b1, w2, b2 = m.unpack(w); perm = [3, 1, 0, 2]; flip = np.array([1., -1., -1., 1.])
     # flip units 1, 2 (sigma(-z) = 1 - sigma(z)), then permute: the same function
