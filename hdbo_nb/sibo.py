@@ -594,6 +594,10 @@ def gabor_problem(size:int=17, # filter size: d = size^2
     p.A, p.domain = th[None], 'cube'
     return p
 
+# %% ../nbs/20_sibo.ipynb #b2e1a001
+from .functions import register_problem
+register_problem('sibo-gp', sibo_gp_problem); register_problem('gabor', gabor_problem)
+
 # %% ../nbs/20_sibo.ipynb #2be15063
 from .experiments import Experiment, register_experiment
 
