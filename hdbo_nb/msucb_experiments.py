@@ -24,10 +24,8 @@ __all__ = ['PAGE', 'FIG1_FUNCTIONS', 'RANDOM', 'SEED_METHODS', 'CAMELBACK_METHOD
            'acq_seconds', 'scratch_dir', 'run_summaries', 'summary_panel', 'oracle_floor', 'full_d_options',
            'fig1_methods', 'msucb_fig1', 'msucb_fig2', 'msucb_fig3', 'learning_methods', 'msucb_fig4', 'msucb_fig5',
            'msucb_ablation', 'fig1_seed_experiments', 'headline_sweep', 'gpucb_sweep', 'fig23_placement', 'sweep',
-           'claim_beta_log_d', 'headline_panels', 'headline_decide', 'claim_headline', 'full_dim_decide',
-           'claim_fig1_full_dim', 'camelback_decide', 'claim_fig1_camelback', 'claim_hyper_ellipsoid', 'acq_evals',
-           'fig2_decide', 'claim_fig2_subspaces', 'fig3_decide', 'claim_fig3_dimension', 'initial_loss',
-           'learning_decide', 'claim_fig4_nn', 'claim_fig5_ramp']
+           'headline_panels', 'headline_decide', 'full_dim_decide', 'camelback_decide', 'acq_evals', 'fig2_decide',
+           'fig3_decide', 'initial_loss', 'learning_decide']
 
 # %% ../nbs/12_msucb_experiments.ipynb #8846576b
 PAGE = '12_msucb_experiments.ipynb'
@@ -320,7 +318,7 @@ def sweep(name:str, # a key of `SWEEPS`
 @register_claim('msucb', 'beta-log-d', 'Sec. Proposed Method, β_t after Eq. (8)', """MS-UCB's β_t = 2 log(π²t²/δ) +
     2d log(2bd √log(6Da/δ) t²) depends on D only through √log D, whereas GP-UCB's β_t grows linearly in D.""",
                 f'{PAGE}#like-for-like-gp-ucb', kind='arithmetic')
-def claim_beta_log_d(cache_dir='results'):
+def _claim_beta_log_d(cache_dir='results'):
     """β_T as recorded by the Fig. 1 runs (T = 100 BO iterations, d = 5, a = b = 1, δ = 0.1) at D = 20, 50, 100: MS-UCB's
     change with D against the √log D term alone, GP-UCB's (the package's Srinivas schedule) against a linear growth."""
     res = full_results('msucb-fig1', cache_dir)
@@ -386,7 +384,7 @@ def headline_decide(panels:dict, S:dict|None=None, regret_only:bool=False):
 @register_claim('msucb', 'headline', 'Abstract; Discussion, On the Computation Complexity; Fig. 1', """MS-UCB converges like
     GP-UCB at a lower cost: maximising the acquisition on d-dimensional slices keeps a regret comparable to (its bound
     even tighter than) GP-UCB's while costing less than maximising it in all D dimensions.""", HEADLINE_PAGE)
-def claim_headline(cache_dir='results'):
+def _claim_headline(cache_dir='results'):
     """Against the like-for-like GP-UCB (MS-UCB with d = D: the same GP and refits, the same 10 D scored points and 10
     L-BFGS-B starts, β_t at d = D) on Fig. 1's twelve panels, 30 seeds. "Comparable": on every panel where either method
     beats both null models, GP-UCB (d = D) does not beat MS-UCB (paired by seed, 2 s.e.). Cost: the CPU seconds spent
@@ -446,7 +444,7 @@ def full_dim_decide(panels:dict):
 @register_claim('msucb', 'fig1-full-dim', 'Sec. Experiments, On Scalability, Fig. 1 (Ackley, Levy, Hyper-Ellipsoid)', """On
     the full-dimensional functions MS-UCB does better than all six baselines (GP-UCB, Dropout-UCB, LineBO, SRE, REMBO,
     HeSBO) at D = 20, 50 and 100, and scales well with the dimension; GP-UCB performs poorly.""", FIG1_PAGE)
-def claim_fig1_full_dim(cache_dir='results'):
+def _claim_fig1_full_dim(cache_dir='results'):
     """"Beats" = a lower final log10 regret, paired by seed, by more than two standard errors of the mean difference (5
     seeds); GP-UCB in both forms (MS-UCB with d = D, and the package GP-UCB); random search and each method's best
     initial point as the null models."""
@@ -486,7 +484,7 @@ def camelback_decide(panels:dict):
 @register_claim('msucb', 'fig1-camelback', 'Sec. Experiments, On Scalability, Fig. 1 (augmented Camelback)', """On the
     Camelback augmented to D dimensions (two effective ones) MS-UCB is competitive with the methods built for that
     structure (REMBO, HeSBO), slightly better than SRE at D = 50 and the best method at D = 100.""", FIG1_PAGE)
-def claim_fig1_camelback(cache_dir='results'):
+def _claim_fig1_camelback(cache_dir='results'):
     """30 seeds (the paper's count: the verdict flipped with one of 5 seeds left out). "Competitive" = not beaten, paired by
     seed, by more than two standard errors; "slightly better" = a lower mean; "best" = the lowest mean of the eight methods."""
     S = sweep('fig1_seeds', cache_dir)
@@ -517,7 +515,7 @@ def claim_fig1_camelback(cache_dir='results'):
     is used to show that MS-UCB works on functions with interacting variables; the (rotated) hyper-ellipsoid
     Σ_i Σ_{j≤i} x_j² = Σ_j (D−j+1) x_j² is separable: it has no interacting variables (erratum; the paper does not
     define the function, we use the SFU library's).""", f'{PAGE}#ablation-where-the-active-coordinates-sit', kind='erratum')
-def claim_hyper_ellipsoid(cache_dir='results', D:int=20, h:float=1.):
+def _claim_hyper_ellipsoid(cache_dir='results', D:int=20, h:float=1.):
     "Mixed second differences of the package's hyper-ellipsoid at random points (exact for a quadratic), against the diagonal ones."
     P = get_problem('hyper-ellipsoid', dim=D)
     g = np.random.default_rng(0); x0 = g.uniform(P.bounds[:, 0] + 2 * h, P.bounds[:, 1] - 2 * h, (3, D)); E = np.eye(D) * h
@@ -559,7 +557,7 @@ def fig2_decide(panels:dict, evals:dict|None=None):
 @register_claim('msucb', 'fig2-subspaces', 'Sec. Experiments, On the number of subspaces, Fig. 2', """At D = 100, d = 5,
     increasing N0 or α (more slices: (10, 0) or (1, 1) against (1, 0)) lowers the regret on the Hyper-Ellipsoid and
     Ackley; (1, 2) demands more computation and improves only slightly on (1, 0).""", FIG23_PAGE)
-def claim_fig2_subspaces(cache_dir='results'):
+def _claim_fig2_subspaces(cache_dir='results'):
     """"Lowers" = a lower final log10 regret, paired by seed, by more than two standard errors (5 seeds, 60 BO iterations);
     the cost of (1, 2) is its maximiser's UCB evaluations."""
     res = full_results('msucb-fig2', cache_dir)
@@ -596,7 +594,7 @@ def fig3_decide(panels:dict, cost:dict|None=None):
 @register_claim('msucb', 'fig3-dimension', 'Sec. Experiments, On subspace dimension d, Fig. 3', """At D = 100 with
     (N0, α) = (1, 0), a larger slice dimension d (1, 2, 5, 10) converges clearly faster on the Hyper-Ellipsoid and
     Ackley, at a higher computational cost.""", FIG23_PAGE)
-def claim_fig3_dimension(cache_dir='results'):
+def _claim_fig3_dimension(cache_dir='results'):
     """"Faster" = d = 10's final log10 regret below d = 1's, paired by seed, by more than two standard errors, and the
     means decreasing in d (5 seeds, 60 BO iterations); the cost is the CPU time spent maximising the acquisition per run."""
     res = full_results('msucb-fig3', cache_dir); ds = (1, 2, 5, 10)
@@ -636,7 +634,7 @@ def learning_decide(panels:dict, label):
 @register_claim('msucb', 'fig4-nn', 'Sec. Experiments, Neural Network Parameter Search, Fig. 4', """On the output weights
     W2 of a one-hidden-layer network (h = 10, 50: D = 100, 500; MNIST), MS-UCB(1,1) with d = 10 clearly outperforms
     REMBO, SRE, HeSBO and LineBO in validation loss.""", FIG45_PAGE)
-def claim_fig4_nn(cache_dir='results'):
+def _claim_fig4_nn(cache_dir='results'):
     """"Outperforms" = a lower final best-so-far test NLL, paired by seed, by more than two standard errors (5 seeds, 100
     BO iterations), on the digits stand-in for MNIST."""
     res = full_results('msucb-fig4', cache_dir)
@@ -655,7 +653,7 @@ def claim_fig4_nn(cache_dir='results'):
 @register_claim('msucb', 'fig5-ramp', 'Sec. Experiments, Learning Classification Model with Ramp Loss, Fig. 5', """On the
     ramp-loss classifier (Gisette, D = 5000, s = 0), MS-UCB(1,1) has consistently the best loss for every C ∈ {1, 2, 5,
     10}, followed by SRE; REMBO, LineBO and HeSBO perform poorly.""", FIG45_PAGE)
-def claim_fig5_ramp(cache_dir='results'):
+def _claim_fig5_ramp(cache_dir='results'):
     """"Best" = MS-UCB's final objective below every baseline's, paired by seed, by more than two standard errors (5 seeds,
     100 BO iterations, synthetic Gisette-like stand-in); "followed by SRE" = SRE beats REMBO, LineBO and HeSBO."""
     res = full_results('msucb-fig5', cache_dir)

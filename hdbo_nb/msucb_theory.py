@@ -18,16 +18,13 @@ from .claims import register_claim, Measurement, Dependence, Variant, verdict_fr
 
 # %% auto #0
 __all__ = ['PAGE', 'R_CHECKPOINTS', 'LEMMAS_PAGE', 'ERRATA_PAGE', 'theory_cache', 'theory_run', 'lemma4_radius',
-           'min_l1_distances', 'lemma4_stats', 'lemma4_table', 'lemma4_cached', 'claim_lemma4', 'claim_lemma4_volume',
-           'gradient_sups', 'fit_assumption1', 'assumption1_runs', 'assumption1_check', 'claim_assumption1',
-           'exact_ask', 'prop1_terms', 'random_cumulative_regret', 'prop1_runs', 'prop1_bound', 'prop1_summary',
-           'lemma_betas', 'confidence_violations', 'lemma23_summary', 'calibration_uniform', 'lemma_record',
-           'lemma_runs', 'path_extremes', 'lemma_summary', 'claim_prop1', 'claim_lemmas23', 'greedy_information_gain',
-           'run_information_gain', 'prop4_bound', 'prop4_summary', 'claim_prop4', 'cumulative_regret_runs',
-           'alpha_tradeoff_runs', 'loglog_slope', 'tc3_summary', 'checkpoint_rates', 'claim_thm1_sublinear',
-           'thm5_summary', 'claim_thm5', 'best_regret_runs', 'effective_dim_runs', 'tc4_summary',
-           'claim_thm2_effective', 'beta_ratio', 'claim_beta_sqrt_d', 'claim_compute', 'claim_gamma_factorial',
-           'sum_variance_ratio', 'claim_c1_constant', 'claim_posterior_mean']
+           'min_l1_distances', 'lemma4_stats', 'lemma4_table', 'lemma4_cached', 'gradient_sups', 'fit_assumption1',
+           'assumption1_runs', 'assumption1_check', 'exact_ask', 'prop1_terms', 'random_cumulative_regret',
+           'prop1_runs', 'prop1_bound', 'prop1_summary', 'lemma_betas', 'confidence_violations', 'lemma23_summary',
+           'calibration_uniform', 'lemma_record', 'lemma_runs', 'path_extremes', 'lemma_summary',
+           'greedy_information_gain', 'run_information_gain', 'prop4_bound', 'prop4_summary', 'cumulative_regret_runs',
+           'alpha_tradeoff_runs', 'loglog_slope', 'tc3_summary', 'checkpoint_rates', 'thm5_summary', 'best_regret_runs',
+           'effective_dim_runs', 'tc4_summary', 'beta_ratio', 'sum_variance_ratio']
 
 # %% ../nbs/11_msucb_theory.ipynb #e6e47341
 PAGE = '11_msucb_theory.ipynb'
@@ -137,7 +134,7 @@ def _lemma4_check(st:dict, delta:float=0.1, variant:str|None=None) -> tuple:
     lies within θ_t = (Γ(D−d+1) log(2/δ)/|Z_t|)^{1/(D−d)} of z* in ℓ1 norm with probability ≥ 1 − δ/2, for every
     z* in the box: Term 1 of the regret decays like |Z_t|^{−1/(D−d)}.""", f'{PAGE}#tc1-lemma-4s-rate-and-constant',
                 kind='theory')
-def claim_lemma4(cache_dir='results', delta=0.1):
+def _claim_lemma4(cache_dir='results', delta=0.1):
     st = lemma4_cached(cache_dir); ns = sorted({n for _, n in st})
     v, note, centre, corner = _lemma4_check(st, delta)
     vf, _, centre_f, _ = _lemma4_check(st, delta, 'fixed')
@@ -155,7 +152,7 @@ def claim_lemma4(cache_dir='results', delta=0.1):
     an ℓ1 ball of radius θ in n = D − d dimensions as (4θ)^n/n!; it is (2θ)^n/n!, and when z* sits at a corner of the
     box the printed radius θ_t fails: 2θ_t is needed (erratum).""", f'{PAGE}#tc1-lemma-4s-rate-and-constant',
                 kind='erratum')
-def claim_lemma4_volume(cache_dir='results', delta=0.1):
+def _claim_lemma4_volume(cache_dir='results', delta=0.1):
     st = lemma4_cached(cache_dir)
     ns = sorted({n for _, n in st})
     # the volume itself: Monte Carlo fraction of [-1,1]^n inside the l1 ball of radius 1/2 around 0, against both formulas
@@ -217,7 +214,7 @@ def assumption1_check(c:dict # the 'assumption1' cache
 @register_claim('msucb', 'assumption1', 'Assumption 1; supplement, Eq. (14)', """GP sample paths satisfy Assumption 1:
     constants a, b exist with P[sup|∂f/∂x_i| > L] ≤ a e^{−(L/b)²}, so that every partial derivative is below
     L_δ = b√log(2Da/δ) with probability ≥ 1 − δ/2.""", f'{PAGE}#assumption-1-the-gradient-constants-a-and-b', kind='theory')
-def claim_assumption1(cache_dir='results'):
+def _claim_assumption1(cache_dir='results'):
     c = theory_cache('assumption1', cache_dir); a1 = assumption1_check(c)
     check = lambda p: verdict_from({'fresh paths exceed L_δ at most δ/2 (within 2 standard errors)':
                                     p <= 0.05 + 2 * math.sqrt(p * (1 - p) / a1['n_fresh'])})
@@ -457,7 +454,7 @@ def _prop1_check(n_all:int, n:int, delta:float=0.1) -> tuple:
 @register_claim('msucb', 'prop1', 'Supplement, Proposition 1 (Eq. 9–10, Lemmas 2–4)', """With probability ≥ 1 − δ, at every
     iteration r_t ≤ 2√β_t σ_{t−1}(x_t) + 1/t² + Term 1, Term 1 = f(x*) − f(Ay* + Bz_t*) for the slice z_t* nearest
     z* (the regret decomposition behind Theorems 1 and 2).""", LEMMAS_PAGE, kind='theory')
-def claim_prop1(cache_dir='results'):
+def _claim_prop1(cache_dir='results'):
     c, cm = theory_cache('lemmas_true', cache_dir), theory_cache('lemmas_ml', cache_dir)
     p, s, sm = c['params'], lemma_summary(c), lemma_summary(cm)
     v, note = _prop1_check(s['prop1_all'], s['n'], p['delta'])
@@ -484,7 +481,7 @@ def _lemmas_check(s:dict, suf:str='') -> tuple:
 @register_claim('msucb', 'lemmas2-3', 'Lemmas 2 and 3 (Eq. 11, 12; supplement, Eq. 16)', """The confidence bounds hold at
     every t with probability ≥ 1 − δ: f(x_t) ≥ μ_{t−1}(x_t) − √β⁰_t σ_{t−1}(x_t) at the queries (Lemma 2) and
     f(x) ≤ μ_{t−1}(x) + √β¹_t σ_{t−1}(x) at the points of the slice nearest z* (Lemma 3).""", LEMMAS_PAGE, kind='theory')
-def claim_lemmas23(cache_dir='results'):
+def _claim_lemmas23(cache_dir='results'):
     c, cm = theory_cache('lemmas_true', cache_dir), theory_cache('lemmas_ml', cache_dir)
     s, sm = lemma_summary(c), lemma_summary(cm)
     v, note = _lemmas_check(s); vm = _lemmas_check(sm)[0]; v1 = _lemmas_check(s, '_1sd')[0]
@@ -549,7 +546,7 @@ def prop4_summary(c:dict # a `prop1_runs` cache
 @register_claim('msucb', 'prop4', 'Supplement, Proposition 4 (and Theorem 1)', """With probability ≥ 1 − δ the cumulative
     regret satisfies R_T ≤ √(β_T C1 T γ_T) + 2v0 (D−d)/(D−d−α−1) (log(6/δ)/N0)^{1/(D−d)} T^{1−(α+1)/(D−d)} + π²/6
     (for 0 ≤ α < D−d−1).""", f'{PAGE}#proposition-4-the-cumulative-regret-bound-along-a-run', kind='theory')
-def claim_prop4(cache_dir='results'):
+def _claim_prop4(cache_dir='results'):
     c = theory_cache('tc2', cache_dir); s = prop4_summary(c)
     rng_ = np.asarray(theory_cache('paths', cache_dir)['f_range'][:len(s['R'])])
     worst = s['t'][None] * rng_[:, None]             # t (f* − min f): the largest R_t any sequence of queries can have
@@ -637,7 +634,7 @@ def checkpoint_rates(R, # (paths, checkpoints) R_t at `R_CHECKPOINTS`
 @register_claim('msucb', 'thm1-sublinear', 'Theorem 1', """The cumulative regret R_T of MS-UCB grows sublinearly in T
     for every α ≥ 0 (R_T/T → 0), at the rate O*(√(dTγ_T) + …T^{1−(α+1)/(D−d)}).""",
                 f'{PAGE}#tc3-sublinear-cumulative-regret-and-the-alpha-trade-off', kind='theory')
-def claim_thm1_sublinear(cache_dir='results'):
+def _claim_thm1_sublinear(cache_dir='results'):
     Rr = np.asarray(theory_cache('paths', cache_dir)['R_random'])
     rt, rm = ({k: np.array([r['R'] for r in theory_cache(f'lemmas_{k}', cache_dir)['runs']]) for k in ('true', 'ml')}).values()
     s, sm = checkpoint_rates(rt, Rr[:len(rt)]), checkpoint_rates(rm, Rr[:len(rm)])
@@ -678,7 +675,7 @@ def thm5_summary(cache_dir='results') -> dict:
 @register_claim('msucb', 'thm5-d0', 'Supplement, Theorem 5 (d = 0); Discussion, On Dimension d', """With d = 0 (the UCB
     maximised over the sampled points only) MS-UCB keeps a sublinear regret, R_T = O*(√(Tγ_T) + D²/(D−α−1) T^{1−(α+1)/D})
     for α < D − 1.""", f'{PAGE}#theorem-5-the-d-0-case', kind='theory')
-def claim_thm5(cache_dir='results'):
+def _claim_thm5(cache_dir='results'):
     s = thm5_summary(cache_dir)
     check = lambda sl, lr, lse, holds, al: verdict_from({f'α = {a}: slope of log R_T at most the predicted {s[a]["predicted"]:.2f} (+0.1), R_T significantly '
                                                          'below random search\'s, and below the bound': sl[a] < s[a]['predicted'] + 0.1 and
@@ -754,7 +751,7 @@ def _effective_check(cam:dict, Ds:list, lower:dict|None) -> tuple:
 @register_claim('msucb', 'thm2-effective', 'Theorem 2', """If f has a d_e-dimensional effective subspace, MS-UCB's regret
     bound depends on d_e in place of D − d: the regret does not grow with D.""",
                 f'{PAGE}#tc4-regret-independent-of-d-for-an-effective-dimension-function-theorem-2', kind='theory')
-def claim_thm2_effective(cache_dir='results'):
+def _claim_thm2_effective(cache_dir='results'):
     c = theory_cache('tc4', cache_dir); s = tc4_summary(c); Ds = s['Ds']
     v, note = _effective_check(s['cam'], Ds, s['lower'])
     m = lambda x: (float(np.mean(x)), float(np.std(x, ddof=1) / math.sqrt(len(x))))
@@ -781,7 +778,7 @@ def beta_ratio(Ds, # input dimensions
 @register_claim('msucb', 'beta-sqrt-d', 'Discussion, On the Number of Subspaces', """MS-UCB's cumulative-regret bound
     O*(√(dTγ_T)) is tighter than GP-UCB's O*(√(DTγ_T)) by the factor √D: GP-UCB's β_t grows linearly in D, MS-UCB's
     does not.""", f'{PAGE}#gp-ucbs-beta_t-beside-ms-ucbs-the-sqrt-d-factor', kind='arithmetic')
-def claim_beta_sqrt_d(cache_dir='results'):
+def _claim_beta_sqrt_d(cache_dir='results'):
     Ds = np.unique(np.logspace(2, 4, 20).astype(int))
     sl = {d: float(np.polyfit(np.log(Ds), np.log(beta_ratio(Ds, d)), 1)[0]) for d in (1, 5)}
     ms = float(beta_msucb(100, 10_000, 5, 0.1) / beta_msucb(100, 100, 5, 0.1))
@@ -800,7 +797,7 @@ def _log_calls_ratio(D, d, T, alpha, N0=1):
 @register_claim('msucb', 'compute', 'Discussion, On the Computation Complexity', """|Z_T| = Σ_{j≤T} N0 j^α <
     N0(T+1)^{α+1}/(α+1), so with ζ = (T+1)^{−2} and N0 = 1, any α < 2(D−d) − 1 makes the O(|Z_T|ζ^{−d}) acquisition
     calls on the slices fewer than the O(ζ^{−D}) of a full-space grid.""", f'{PAGE}#tc5-compute-accounting', kind='arithmetic')
-def claim_compute(cache_dir='results'):
+def _claim_compute(cache_dir='results'):
     c = theory_cache('tc5', cache_dir)
     runs = {k: np.array(v, float) for k, v in c['runs'].items()}
     exact = all(np.array_equal(r[:, 0], [n_subspaces(t, *map(int, k.split(','))) for t in range(1, len(r) + 1)]) for k, r in runs.items())
@@ -821,7 +818,7 @@ ERRATA_PAGE = f'{PAGE}#errata-measured'
 @register_claim('msucb', 'gamma-factorial', 'Supplement, Propositions 1 and 4 (and Theorem 2\'s v_d)', """The constant
     v0 = b√log(2Da/δ) Γ(D−d+1)^{1/(D−d)} is stated with Γ(D−d+1) = (D−d+1)!; Γ(n+1) is n! (as Lemma 4 in the main
     text says), so the supplement overstates v0 by the factor (D−d+1)^{1/(D−d)} (an erratum checked by arithmetic).""", ERRATA_PAGE, kind='arithmetic')
-def claim_gamma_factorial(cache_dir='results'):
+def _claim_gamma_factorial(cache_dir='results'):
     n = 100 - 5  # D - d of the paper's D = 100, d = 5
     lg = math.lgamma(n + 1)
     ok_n, ok_n1 = abs(lg - math.log(math.factorial(n))) < 1e-9, abs(lg - math.log(math.factorial(n + 1))) < 1e-9
@@ -845,7 +842,7 @@ def sum_variance_ratio(noise_std:float, T:int=50, dim:int=2, ell:float=0.5, rng=
 @register_claim('msucb', 'c1-constant', 'Supplement, Proposition 4 (bounding R_T)', """Σ_t 2β_t^{1/2}σ_{t−1}(x_t) ≤
     √(C1 T β_T γ_T) with C1 = 8/log(1 + σ²); the step (Srinivas et al., Lemma 5.4) needs C1 = 8/log(1 + σ^{−2}), and
     with the printed constant it fails when the noise σ > 1 (erratum).""", ERRATA_PAGE, kind='erratum')
-def claim_c1_constant(cache_dir='results'):
+def _claim_c1_constant(cache_dir='results'):
     sig = (0.1, 0.5, 1., 2., 5.)
     ratio = {s: sum_variance_ratio(s) for s in sig}  # the smallest C that makes Σ 4σ² ≤ C I_T hold on this sequence
     srin, printed = {s: 8 / math.log1p(s ** -2) for s in sig}, {s: 8 / math.log1p(s ** 2) for s in sig}
@@ -858,7 +855,7 @@ def claim_c1_constant(cache_dir='results'):
 @register_claim('msucb', 'posterior-mean', 'Sec. Preliminaries, Bayesian Optimization (the GP posterior)', """The posterior
     mean is written μ(x) = kᵀ[K + σ²I]⁻¹u + m(x); with a prior mean m it is kᵀ[K + σ²I]⁻¹(u − m(X)) + m(x): the
     printed formula counts the prior mean twice (erratum).""", ERRATA_PAGE, kind='erratum')
-def claim_posterior_mean(cache_dir='results', m0:float=3., noise:float=1e-8):
+def _claim_posterior_mean(cache_dir='results', m0:float=3., noise:float=1e-8):
     "Nearly noiseless data from a constant prior mean m0: the correct posterior mean interpolates the data."
     g = np.random.default_rng(0)
     X = g.uniform(-1, 1, (12, 2)); u = m0 + np.sin(3 * X).sum(1)
