@@ -17,8 +17,8 @@ from .msucb import (MSUCBCore, concat_zy, n_subspaces, n_new_subspaces, beta_msu
 from .claims import register_claim, Measurement, Dependence, Variant, verdict_from, significantly_lower
 
 # %% auto #0
-__all__ = ['PAGE', 'R_CHECKPOINTS', 'LEMMAS_PAGE', 'ERRATA_PAGE', 'theory_cache', 'theory_run', 'lemma4_radius',
-           'min_l1_distances', 'lemma4_stats', 'lemma4_table', 'lemma4_cached', 'gradient_sups', 'fit_assumption1',
+__all__ = ['PAGE', 'R_CHECKPOINTS', 'LEMMAS_PAGE', 'ERRATA_PAGE', 'lemma4_radius', 'min_l1_distances', 'lemma4_stats',
+           'lemma4_table', 'lemma4_cached', 'theory_cache', 'theory_run', 'gradient_sups', 'fit_assumption1',
            'assumption1_runs', 'assumption1_check', 'exact_ask', 'prop1_terms', 'random_cumulative_regret',
            'prop1_runs', 'prop1_bound', 'prop1_summary', 'lemma_betas', 'confidence_violations', 'lemma23_summary',
            'calibration_uniform', 'lemma_record', 'lemma_runs', 'path_extremes', 'lemma_summary',
@@ -28,38 +28,6 @@ __all__ = ['PAGE', 'R_CHECKPOINTS', 'LEMMAS_PAGE', 'ERRATA_PAGE', 'theory_cache'
 
 # %% ../nbs/11_msucb_theory.ipynb #e6e47341
 PAGE = '11_msucb_theory.ipynb'
-
-# %% ../nbs/11_msucb_theory.ipynb #th010b04
-def _r6(o):
-    "Arrays as lists of floats with 6 significant digits (the cache keeps what the plots and claims need)."
-    if isinstance(o, dict): return {k: _r6(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple, np.ndarray)):
-        a = np.asarray(o, float)
-        return [float(f'{v:.6g}') for v in a] if a.ndim == 1 else [_r6(r) for r in a]
-    return o
-
-def theory_cache(name:str, cache_dir:str='results') -> dict:
-    "A theory check's numbers, stored by this notebook in `results/msucb/theory_<name>.json`."
-    path = os.path.join(os.fspath(cache_dir), 'msucb', f'theory_{name}.json')
-    if not os.path.exists(path): raise FileNotFoundError(f"{path} missing: execute 11_msucb_theory.ipynb with its slow cells")
-    with open(path) as fh: return json.load(fh)
-
-def theory_run(name:str, # the cache file is results/msucb/theory_<name>.json
-               params:dict, # the runs' parameters: a cache made with other values is recomputed
-               compute, # compute(**params) -> dict of results
-               cache_dir:str='results', # the results folder
-              ) -> dict:
-    "The cached runs of a theory check when they were made with `params`; otherwise `compute(**params)`, stored."
-    want = _jsonable(params)
-    try:
-        c = theory_cache(name, cache_dir)
-        if all(c.get('params', c).get(k) == v for k, v in want.items()): return c
-    except FileNotFoundError: pass
-    out = dict(params=want, **_jsonable(compute(**params)))
-    def _w(tmp):
-        with open(tmp, 'w') as fh: json.dump(out, fh)
-    _atomic_write(os.path.join(os.fspath(cache_dir), 'msucb', f'theory_{name}.json'), _w)
-    return json.loads(json.dumps(out))
 
 # %% ../nbs/11_msucb_theory.ipynb #th013e71
 def lemma4_radius(n:int, # dimension of z, D - d
@@ -116,6 +84,38 @@ def lemma4_cached(cache_dir='results') -> dict:
     "The stored `lemma4_table` (results/msucb/theory_lemma4.json), keyed like `lemma4_stats`: {(where, n): {statistic: array}}."
     c = theory_cache('lemma4', cache_dir)
     return {(k.split(',')[0], int(k.split(',')[1])): {s: np.asarray(v) for s, v in r.items()} for k, r in c['stats'].items()}
+
+# %% ../nbs/11_msucb_theory.ipynb #th010b04
+def _r6(o):
+    "Arrays as lists of floats with 6 significant digits (the cache keeps what the plots and claims need)."
+    if isinstance(o, dict): return {k: _r6(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple, np.ndarray)):
+        a = np.asarray(o, float)
+        return [float(f'{v:.6g}') for v in a] if a.ndim == 1 else [_r6(r) for r in a]
+    return o
+
+def theory_cache(name:str, cache_dir:str='results') -> dict:
+    "A theory check's numbers, stored by this notebook in `results/msucb/theory_<name>.json`."
+    path = os.path.join(os.fspath(cache_dir), 'msucb', f'theory_{name}.json')
+    if not os.path.exists(path): raise FileNotFoundError(f"{path} missing: execute 11_msucb_theory.ipynb with its slow cells")
+    with open(path) as fh: return json.load(fh)
+
+def theory_run(name:str, # the cache file is results/msucb/theory_<name>.json
+               params:dict, # the runs' parameters: a cache made with other values is recomputed
+               compute, # compute(**params) -> dict of results
+               cache_dir:str='results', # the results folder
+              ) -> dict:
+    "The cached runs of a theory check when they were made with `params`; otherwise `compute(**params)`, stored."
+    want = _jsonable(params)
+    try:
+        c = theory_cache(name, cache_dir)
+        if all(c.get('params', c).get(k) == v for k, v in want.items()): return c
+    except FileNotFoundError: pass
+    out = dict(params=want, **_jsonable(compute(**params)))
+    def _w(tmp):
+        with open(tmp, 'w') as fh: json.dump(out, fh)
+    _atomic_write(os.path.join(os.fspath(cache_dir), 'msucb', f'theory_{name}.json'), _w)
+    return json.loads(json.dumps(out))
 
 # %% ../nbs/11_msucb_theory.ipynb #th020843
 def _lemma4_check(st:dict, delta:float=0.1, variant:str|None=None) -> tuple:
