@@ -406,7 +406,7 @@ def _claim_headline(cache_dir='results'):
                                        "the paper's 10 D L-BFGS-B starts")):
         try: Sv = sweep(name, cache_dir)
         except FileNotFoundError:   # a sweep defined in SWEEPS but not run yet
-            deps.append(Dependence(choice, used, 'not swept', f"{tried}: the sweep `{name}` is defined, not run yet")); continue
+            deps.append(Dependence(choice, used, 'not swept', f"({tried}: the sweep `{name}` is defined, not run yet)")); continue
         pv = headline_panels(Sv, S)
         b = headline_decide({pl: panels[pl] for pl in pv}, S)(tuple(s for s in seeds if s not in s5))
         deps.append(_flip(b, headline_decide(pv, Sv)(), choice, used, tried, '5 seeds' + (', D = 20' if name == 'fig1_starts' else '')))
