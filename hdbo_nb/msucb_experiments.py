@@ -404,10 +404,7 @@ def _claim_headline(cache_dir='results'):
                                       ('fig1_beta', 'β_t scale', "the paper's β_t for both", 'β_t × 0.1 for both'),
                                       ('fig1_starts', 'acquisition optimiser', '10 D scored points, then 10 L-BFGS-B starts, for both',
                                        "the paper's 10 D L-BFGS-B starts")):
-        try: Sv = sweep(name, cache_dir)
-        except FileNotFoundError:   # a sweep defined in SWEEPS but not run yet
-            deps.append(Dependence(choice, used, 'not swept', f"({tried}: the sweep `{name}` is defined, not run yet)")); continue
-        pv = headline_panels(Sv, S)
+        Sv = sweep(name, cache_dir); pv = headline_panels(Sv, S)
         b = headline_decide({pl: panels[pl] for pl in pv}, S)(tuple(s for s in seeds if s not in s5))
         deps.append(_flip(b, headline_decide(pv, Sv)(), choice, used, tried, '5 seeds' + (', D = 20' if name == 'fig1_starts' else '')))
     resA, res1 = full_results('msucb-ablation', cache_dir), full_results('msucb-fig1', cache_dir)
