@@ -16,11 +16,9 @@ from .embeddings import UnitOptimizer
 from .experiments import Experiment, register_experiment
 
 # %% auto #0
-__all__ = ['PAGE', 'ERRATA_PAGE', 'intro_camelback', 'subspace_matrices', 'concat_zy', 'n_new_subspaces', 'n_subspaces',
-           'beta_msucb', 'full_results', 'log10_finals', 'final_loss', 'acq_seconds', 'random_search_log10',
-           'claim_beta_log_d', 'ZDistanceCache', 'SlicePosterior', 'maximize_slices', 'slice_posterior', 'MSUCBCore',
-           'MSUCB', 'digits_weight_problem', 'ramp_loss_problem', 'claim_gamma_factorial', 'sum_variance_ratio',
-           'claim_c1_constant', 'claim_posterior_mean', 'claim_hyper_ellipsoid']
+__all__ = ['intro_camelback', 'subspace_matrices', 'concat_zy', 'n_new_subspaces', 'n_subspaces', 'beta_msucb', 'ZDistanceCache',
+           'SlicePosterior', 'maximize_slices', 'slice_posterior', 'MSUCBCore', 'MSUCB', 'digits_weight_problem',
+           'ramp_loss_problem']
 
 # %% ../nbs/10_msucb.ipynb #76ccdff7
 @register_experiment(name='intro-camelback')
@@ -82,78 +80,6 @@ def beta_msucb(t, # BO iteration(s), t >= 1 (initial design not counted)
     if d == 0: return 4 * np.log(np.pi ** 2 * t ** 2 / (2 * delta))
     return (2 * np.log(np.pi ** 2 * t ** 2 / delta)
             + 2 * d * np.log(2 * b * d * np.sqrt(np.log(6 * D * a / delta)) * t ** 2))
-
-# %% ../nbs/10_msucb.ipynb #fe7701df
-import json, os
-from .experiments import load_results
-from .bo import optimize
-from .functions import get_problem
-from .claims import register_claim, Measurement, verdict_from, significantly_lower
-
-# %% ../nbs/10_msucb.ipynb #1dd2bd3a
-PAGE = '10_msucb.ipynb'
-
-def full_results(name:str, # 'msucb-fig1' ... 'msucb-fig5'
-                 cache_dir:str='results'):
-    "The full-scale sweep `name` from the cache, as the package's own factory defines it (an error if a run is missing)."
-    import hdbo_nb.msucb_experiments as mod  # the package's own experiment factories, not a notebook's copies
-    exp = getattr(mod, name.replace('-', '_'))('full'); exp.scale = 'full'
-    res = load_results(exp, cache_dir=cache_dir)
-    if res.missing: raise FileNotFoundError(f"{len(res.missing)} runs of {name} (full) missing in {cache_dir}: `hdbo run {name} --full`")
-    return res
-
-def log10_finals(res, m:str, pl:str) -> np.ndarray:
-    "Final best-so-far log10 simple regret of every seed of method `m` on problem `pl`."
-    return np.array([np.log10(tr.simple_regret()[-1]) for tr in res[(m, pl)]])
-
-def final_loss(res, m:str, pl:str) -> np.ndarray:
-    "Final best-so-far loss (minus the maximised objective) of every seed."
-    return np.array([-np.max(tr.y) for tr in res[(m, pl)]])
-
-def acq_seconds(res, m:str, pl:str) -> np.ndarray:
-    "Seconds spent maximising the acquisition function, per run (the traces' `acq_time` summed)."
-    return np.array([np.nansum(tr.diagnostics['acq_time']) for tr in res[(m, pl)]])
-
-def _se(v) -> float: return float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.
-
-def _beats(a, b) -> bool:
-    "`a`'s mean is below `b`'s by more than two standard errors of the difference (lower is better)."
-    return significantly_lower(np.mean(a), _se(a), np.mean(b), _se(b))
-
-def _no_worse(a, b) -> bool:
-    "`a`'s mean is at most `b`'s plus two standard errors of the difference."
-    return not significantly_lower(np.mean(b), _se(b), np.mean(a), _se(a))
-
-def _mean_se(v, digits=2) -> str: return f"{np.mean(v):.{digits}f} ± {_se(v):.{digits}f}"
-
-def random_search_log10(res, pl:str) -> np.ndarray:
-    """Final log10 simple regret of uniform random search on problem `pl` of a sweep, with the sweep's budget and
-    seeds (computed, not cached: a few milliseconds per run)."""
-    e = res.experiment
-    name, kw = e.problems[pl]
-    P = get_problem(name, **kw)
-    return np.array([np.log10(optimize(P, 'random', budget=e.budget_for(pl), rng=s).simple_regret()[-1]) for s in e.seeds])
-
-# %% ../nbs/10_msucb.ipynb #9899ff0c
-@register_claim('msucb', 'beta-log-d', 'Sec. Proposed Method, β_t after Eq. (8)', """MS-UCB's β_t = 2 log(π²t²/δ) +
-    2d log(2bd √log(6Da/δ) t²) depends on D only through √log D, whereas GP-UCB's β_t grows linearly in D.""",
-                f'{PAGE}#beta_t-main-text', kind='theory')
-def claim_beta_log_d(cache_dir='results'):
-    """β_T as recorded by the Fig. 1 runs (T = 100 BO iterations, d = 5, a = b = 1, δ = 0.1) at D = 20, 50, 100: MS-UCB's
-    change with D against the √log D term alone, GP-UCB's (the package's Srinivas schedule) against a linear growth."""
-    res = full_results('msucb-fig1', cache_dir)
-    pl = {D: f'ackley-D{D}' for D in (20, 50, 100)}
-    bT = {m: {D: float(np.nanmax(res[(m, p)][0].diagnostics['beta_t'])) for D, p in pl.items()} for m in ('MS-UCB', 'GP-UCB')}
-    d, delta = res.experiment.methods['MS-UCB'][1]['d'], 0.1
-    pred = d * math.log(math.log(6 * 100 / delta) / math.log(6 * 20 / delta))  # 2d log sqrt(log(6Da/δ)) from D = 20 to 100
-    ms, gp = bT['MS-UCB'], bT['GP-UCB']
-    slopes = [(gp[50] - gp[20]) / 30, (gp[100] - gp[50]) / 50]
-    v, note = verdict_from({'MS-UCB: β_T changes with D only by the √log D term': abs((ms[100] - ms[20]) - pred) < 1e-6,
-                            'GP-UCB: β_T grows at least linearly in D': slopes[1] >= slopes[0] * (1 - 1e-9) > 0})
-    b5000 = float(beta_msucb(100, 5000, d))
-    return Measurement(v, f"β_T at T = 100 for D = 20, 50, 100: MS-UCB {ms[20]:.1f}, {ms[50]:.1f}, {ms[100]:.1f} "
-                          f"(+{ms[100] - ms[20]:.2f}; the √log D term predicts +{pred:.2f}; {b5000:.1f} at D = 5000), "
-                          f"GP-UCB {gp[20]:.1f}, {gp[50]:.1f}, {gp[100]:.1f} (+{slopes[0]:.2f} then +{slopes[1]:.2f} per unit of D)", note)
 
 # %% ../nbs/10_msucb.ipynb #749a6db6
 def _sqdist(A:np.ndarray, B:np.ndarray, w=None, chunk_elems:int=2_000_000) -> np.ndarray:
@@ -366,6 +292,7 @@ class MSUCBCore:
                  beta_scale:float=1., # multiplies beta_t (1 = the paper's)
                  n_init:int=20, # uniform initial points (not counted in t)
                  kernel=None, # GP kernel (default isotropic Matérn-5/2)
+                 ard:bool=False, # default kernel with one lengthscale per coordinate (ARD Matérn-5/2); ignored when `kernel` is given
                  noise:float=1e-6, # GP noise variance (standardised scale), the starting value when fitted
                  fit_noise:bool=True, # fit the noise variance by maximum likelihood
                  fit_hypers:bool=True, # fit hyperparameters by maximum likelihood (False: keep `kernel` and `noise`)
@@ -390,7 +317,8 @@ class MSUCBCore:
         self.include_incumbent_z = include_incumbent_z
         self.rng = as_rng(rng)
         self.fit_hypers = fit_hypers
-        self.gp = GP(Matern(2.5, 1.0) if kernel is None else kernel, noise=noise, fit_noise=fit_noise and fit_hypers,
+        if kernel is None: kernel = Matern(2.5, np.ones(self.D) if ard else 1.0)
+        self.gp = GP(kernel, noise=noise, fit_noise=fit_noise and fit_hypers,
                      normalize_y=normalize_y, lengthscale_bounds=(1e-2, 1e3), noise_bounds=(1e-6, 10.))
         self.cache = ZDistanceCache(self.D, self.d)
         self.U, self.u = [], []
@@ -408,7 +336,7 @@ class MSUCBCore:
         if len(self.U) < self.n_init:
             self.last = {}
             return self.rng.uniform(-1, 1, self.D)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         self.t += 1; t = self.t
         if self.d < self.D:
             Znew = self.rng.uniform(-1, 1, (n_new_subspaces(t, self.N0, self.alpha), self.D - self.d))
@@ -422,7 +350,8 @@ class MSUCBCore:
         j, y, val = maximize_slices(post, beta, self.rng, self.mode, self.max_evals, self.top_k, self.n_starts,
                                     self.maxiter)
         self.last = dict(n_subspaces=self.cache.m, beta_t=beta, acq_evals=post.n_evals, acq_value=val,
-                         acq_time=time.perf_counter() - t0, slice_index=j)
+                         acq_time=time.perf_counter() - t0, acq_cpu=time.process_time() - c0,
+                         slice_index=j)
         return concat_zy(self.cache.Z[j], y)
 
     def tell(self, u, y:float):
@@ -448,7 +377,7 @@ class MSUCBCore:
 class MSUCB(UnitOptimizer):
     "MS-UCB (Tran-The et al., AAAI 2020): UCB maximised over a growing set of random d-dimensional slices."
     core_cls = MSUCBCore
-    defaults = dict(d=5, N0=1, alpha=0, delta=0.1, a=1., b=1., beta_scale=1., n_init=20, kernel=None, noise=1e-6,
+    defaults = dict(d=5, N0=1, alpha=0, delta=0.1, a=1., b=1., beta_scale=1., n_init=20, kernel=None, ard=False, noise=1e-6,
                     fit_noise=True, fit_hypers=True, normalize_y=True, refit_every=1, n_restarts=2, mode='batched',
                     max_evals=None, top_k=10, n_starts=None, maxiter=50, include_incumbent_z=False)
 
@@ -512,77 +441,3 @@ def ramp_loss_problem(D:int=5000, # dimension: D-1 weights and the bias
 # %% ../nbs/10_msucb.ipynb #b1e1a001
 from .functions import register_problem
 register_problem('msucb-digits', digits_weight_problem); register_problem('msucb-ramp', ramp_loss_problem)
-
-# %% ../nbs/10_msucb.ipynb #8c151701
-ERRATA_PAGE = f'{PAGE}#errata-measured'
-
-@register_claim('msucb', 'gamma-factorial', 'Supplement, Propositions 1 and 4 (and Theorem 2\'s v_d)', """The constant
-    v0 = b√log(2Da/δ) Γ(D−d+1)^{1/(D−d)} is stated with Γ(D−d+1) = (D−d+1)!; Γ(n+1) is n! (as Lemma 4 in the main
-    text says), so the supplement overstates v0 by the factor (D−d+1)^{1/(D−d)} (erratum).""", ERRATA_PAGE, kind='erratum')
-def claim_gamma_factorial(cache_dir='results'):
-    n = 100 - 5  # D - d of the paper's D = 100, d = 5
-    lg = math.lgamma(n + 1)
-    ok_n, ok_n1 = abs(lg - math.log(math.factorial(n))) < 1e-9, abs(lg - math.log(math.factorial(n + 1))) < 1e-9
-    v, note = verdict_from({'Γ(n+1) = n!, not (n+1)!': ok_n and not ok_n1})
-    return Measurement(v, f"n = D − d = {n}: log Γ(n+1) = {lg:.4f}, log n! = {math.log(math.factorial(n)):.4f}, "
-                          f"log (n+1)! = {math.log(math.factorial(n + 1)):.4f}; v0 with (n+1)! is {(n + 1) ** (1 / n):.3f} × the correct one", note)
-
-# %% ../nbs/10_msucb.ipynb #ffe2f029
-def sum_variance_ratio(noise_std:float, T:int=50, dim:int=2, ell:float=0.5, rng=0) -> float:
-    """Σ_t 4σ²_{t−1}(x_t) / I_T along T uniform points under an SE kernel of variance 1 with noise variance noise_std²,
-    where I_T = ½ Σ_t log(1 + σ²_{t−1}(x_t)/noise_std²) is the information gain; Srinivas et al. (Lemma 5.4) bound it by
-    C1 = 8/log(1 + noise_std^−2)."""
-    X = np.random.default_rng(rng).uniform(-1, 1, (T, dim))
-    K = np.exp(-0.5 * ((X[:, None] - X[None]) ** 2).sum(-1) / ell ** 2)
-    s2 = np.empty(T)
-    for t in range(T):
-        if t == 0: s2[t] = 1.; continue
-        k = K[t, :t]; s2[t] = 1. - k @ np.linalg.solve(K[:t, :t] + noise_std ** 2 * np.eye(t), k)
-    return float(4 * s2.sum() / (0.5 * np.log1p(s2 / noise_std ** 2).sum()))
-
-@register_claim('msucb', 'c1-constant', 'Supplement, Proposition 4 (bounding R_T)', """Σ_t 2β_t^{1/2}σ_{t−1}(x_t) ≤
-    √(C1 T β_T γ_T) with C1 = 8/log(1 + σ²); the step (Srinivas et al., Lemma 5.4) needs C1 = 8/log(1 + σ^{−2}), and
-    with the printed constant it fails when the noise σ > 1 (erratum).""", ERRATA_PAGE, kind='erratum')
-def claim_c1_constant(cache_dir='results'):
-    sig = (0.1, 0.5, 1., 2., 5.)
-    ratio = {s: sum_variance_ratio(s) for s in sig}  # the smallest C that makes Σ 4σ² ≤ C I_T hold on this sequence
-    srin, printed = {s: 8 / math.log1p(s ** -2) for s in sig}, {s: 8 / math.log1p(s ** 2) for s in sig}
-    v, note = verdict_from({'Srinivas et al.\'s C1 holds at every σ': all(ratio[s] <= srin[s] * (1 + 1e-9) for s in sig),
-                            'the printed C1 fails at some σ': any(ratio[s] > printed[s] for s in sig)})
-    return Measurement(v, "Σ4σ²_{t−1}(x_t) / I_T on 50 uniform points in [−1,1]² (SE kernel, ℓ = 0.5): " + ', '.join(
-        f"σ = {s:g}: {ratio[s]:.2f} (8/log(1+σ⁻²) = {srin[s]:.2f}, 8/log(1+σ²) = {printed[s]:.2f})" for s in sig), note)
-
-# %% ../nbs/10_msucb.ipynb #19e1197d
-@register_claim('msucb', 'posterior-mean', 'Sec. Preliminaries, Bayesian Optimization (the GP posterior)', """The posterior
-    mean is written μ(x) = kᵀ[K + σ²I]⁻¹u + m(x); with a prior mean m it is kᵀ[K + σ²I]⁻¹(u − m(X)) + m(x): the
-    printed formula counts the prior mean twice (erratum).""", ERRATA_PAGE, kind='erratum')
-def claim_posterior_mean(cache_dir='results', m0:float=3., noise:float=1e-8):
-    "Nearly noiseless data from a constant prior mean m0: the correct posterior mean interpolates the data."
-    g = np.random.default_rng(0)
-    X = g.uniform(-1, 1, (12, 2)); u = m0 + np.sin(3 * X).sum(1)
-    K = np.exp(-0.5 * ((X[:, None] - X[None]) ** 2).sum(-1) / 0.5 ** 2)  # k(x_i, X) are its rows
-    A = K + noise * np.eye(len(X))
-    printed, correct = K @ np.linalg.solve(A, u) + m0, K @ np.linalg.solve(A, u - m0) + m0
-    e_p, e_c = np.abs(printed - u).max(), np.abs(correct - u).max()
-    v, note = verdict_from({'the printed mean misses the data by m': abs(e_p - m0) < 1e-6,
-                            'the corrected mean interpolates': e_c < 1e-6})
-    return Measurement(v, f"12 points, constant prior mean m = {m0:g}, noise variance {noise:g}: largest |μ(x_i) − u_i| is {e_p:.4f} "
-                          f"with the printed formula, {e_c:.1e} with u − m(X)", note)
-
-# %% ../nbs/10_msucb.ipynb #0dd77429
-@register_claim('msucb', 'hyper-ellipsoid', 'Sec. Experiments, Optimization of Benchmark Functions', """The Hyper-Ellipsoid
-    is used to show that MS-UCB works on functions with interacting variables; the (rotated) hyper-ellipsoid
-    Σ_i Σ_{j≤i} x_j² = Σ_j (D−j+1) x_j² is separable: it has no interacting variables (erratum; the paper does not
-    define the function, we use the SFU library's).""", ERRATA_PAGE, kind='erratum')
-def claim_hyper_ellipsoid(cache_dir='results', D:int=20, h:float=1.):
-    "Mixed second differences of the package's hyper-ellipsoid at random points (exact for a quadratic), against the diagonal ones."
-    P = get_problem('hyper-ellipsoid', dim=D)
-    g = np.random.default_rng(0); x0 = g.uniform(P.bounds[:, 0] + 2 * h, P.bounds[:, 1] - 2 * h, (3, D)); E = np.eye(D) * h
-    f = lambda x: -P(x)  # the minimisation form
-    mixed = max(abs(f(x + E[i] + E[j]) - f(x + E[i]) - f(x + E[j]) + f(x)) / h ** 2 for x in x0 for i in range(D) for j in range(i + 1, D))
-    diag = [(f(x0[0] + E[i]) - 2 * f(x0[0]) + f(x0[0] - E[i])) / h ** 2 for i in range(D)]
-    formula = max(abs(f(x) - ((D - np.arange(D)) * x ** 2).sum()) for x in x0)
-    v, note = verdict_from({'no interaction: mixed second differences vanish (< 1e-6 of the diagonal)': mixed < 1e-6 * min(diag),
-                            'f = Σ_j (D−j+1) x_j²': formula < 1e-8 * max(1, abs(f(x0[0])))})
-    return Measurement(v, f"D = {D}, 3 random points of [−65.536, 65.536]^D: largest |∂²f/∂x_i∂x_j| (i ≠ j) {mixed:.1e}, "
-                          f"diagonal ∂²f/∂x_i² from {min(diag):.2f} to {max(diag):.2f} (= 2(D−i+1)); largest deviation from Σ_j (D−j+1) x_j² {formula:.1e}", note)

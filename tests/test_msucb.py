@@ -1,4 +1,4 @@
-"MS-UCB (hdbo_nb.msucb, hdbo_nb.msucb_experiments): property tests and checks that need longer runs."
+"MS-UCB (hdbo_nb.msucb, hdbo_nb.msucb_experiments, hdbo_nb.msucb_theory): property tests, the claims' rules on small cases, and checks that need longer runs."
 import numpy as np, pytest
 from hdbo_nb.msucb import (MSUCBCore, ZDistanceCache, slice_posterior, concat_zy, beta_msucb, n_subspaces,
                            _sqdist)
@@ -121,7 +121,7 @@ def test_claims_evaluate_on_the_cache(scorecard):
     assert not errors, errors
     assert all(r.verdict in VERDICTS and r.measurement.value for r in res)
     kinds = {r.claim.kind for r in res}
-    assert kinds == {'experiment', 'theory', 'erratum'}, kinds
+    assert kinds == {'experiment', 'theory', 'erratum', 'arithmetic'}, kinds
 
 
 def test_incumbent_z_added_once():
@@ -199,3 +199,74 @@ def test_batched_scores_every_slice():
     j, y, v = maximize_slices(post, 4., rng=0, max_evals=10)
     assert set(np.concatenate(seen).tolist()) == set(range(40))
     assert np.isclose(ucb([j], y[None], 4.)[0], v, rtol=1e-12)
+
+
+def test_msucb_imports_nothing_above_it():
+    "The algorithm module loads neither its experiments, its theory checks nor the claims (no import cycle)."
+    import subprocess, sys
+    out = subprocess.run([sys.executable, '-c', "import sys, hdbo_nb.msucb; print(sorted(m for m in sys.modules if m.startswith('hdbo_nb.')))"],
+                         capture_output=True, text=True, check=True).stdout
+    assert 'msucb_experiments' not in out and 'msucb_theory' not in out and 'hdbo_nb.claims' not in out, out
+
+
+def test_ard_option_and_cpu_diagnostic():
+    "ard=True gives the default Matérn-5/2 one lengthscale per coordinate (fitted), ard=False one; the acquisition's CPU seconds are recorded."
+    f = lambda u: -float(np.sum((u - 0.3) ** 2))
+    for ard in (False, True):
+        core = MSUCBCore(6, rng=0, d=2, n_init=8, ard=ard, max_evals=200)
+        for _ in range(11): u = core.ask(); core.tell(u, f(u))
+        ls = np.atleast_1d(core.gp.kernel.lengthscale)
+        assert core.gp.kernel.nu == 2.5 and len(ls) == (6 if ard else 1)
+        if ard: assert len(np.unique(np.round(ls, 6))) > 1   # the lengthscales were fitted one by one
+        assert 0 <= core.last['acq_cpu'] < 60 and core.last['acq_evals'] > 0
+    tr = optimize(get_problem('branin'), 'ms-ucb', budget=8, rng=0, d=1, n_init=5, ard=True)
+    assert np.all(np.isfinite(tr.diagnostics['acq_cpu'][5:]))
+
+
+def test_run_summaries_on_a_small_sweep(tmp_path):
+    "A sweep's summary holds, per run, the final and best-initial log10 regret, the UCB evaluations and CPU seconds of the traces it ran."
+    from hdbo_nb.experiments import Experiment, load_results
+    from hdbo_nb.claims import log10_regret
+    from hdbo_nb.msucb_experiments import run_summaries, summary_panel
+    e = Experiment('tiny', group='msucb', methods={'MS-UCB': ('ms-ucb', dict(d=1, n_init=4)), 'Random search': ('random', {})},
+                   problems={'branin': 'branin'}, seeds=3, budget=9, store_x=False)
+    S = run_summaries([e], cache_dir=tmp_path / 'committed', scratch=str(tmp_path / 'scratch'))
+    res = load_results(e, cache_dir=tmp_path / 'scratch')
+    for m in ('MS-UCB', 'Random search'):
+        trs, got = res[(m, 'branin')], S['branin'][m]
+        assert got['seeds'] == [0, 1, 2]
+        np.testing.assert_allclose(got['final'], [log10_regret(t) for t in trs], rtol=1e-5)
+    np.testing.assert_allclose(S['branin']['MS-UCB']['initial'], [log10_regret(t, 4) for t in res[('MS-UCB', 'branin')]], rtol=1e-5)
+    np.testing.assert_allclose(S['branin']['Random search']['initial'], [log10_regret(t, 9) for t in res[('Random search', 'branin')]], rtol=1e-5)   # no design of its own: 20 points, capped by the budget
+    assert np.all(np.array(S['branin']['MS-UCB']['evals']) > 0) and np.all(np.isnan(S['branin']['Random search']['cpu']))
+    P = summary_panel(S, 'branin')
+    assert list(P.finals) == ['MS-UCB'] and P.random is not None and P.seeds == [0, 1, 2]
+
+
+def _panels(ms, gd, rs, init, cpu_ms=1., cpu_gd=2.):
+    "One synthetic Fig. 1 panel of 8 seeds for the headline's rule (lower is better), and its summary."
+    from hdbo_nb.claims import Panel
+    seeds = list(range(8)); noise = np.linspace(-0.05, 0.05, 8)
+    P = Panel({'MS-UCB': ms + noise, 'GP-UCB (d = D)': gd - noise}, seeds, random=rs + 0 * noise, initial=init + 0 * noise, name='p')
+    S = {'p': {m: dict(seeds=seeds, cpu=[c] * 8) for m, c in (('MS-UCB', cpu_ms), ('GP-UCB (d = D)', cpu_gd))}}
+    return {'p': P}, S
+
+def test_headline_rule():
+    "Inconclusive when neither method beats both null models; not reproduced (in part) when GP-UCB (d = D) learns and beats MS-UCB."
+    from hdbo_nb.msucb_experiments import headline_decide
+    assert headline_decide(*_panels(1., 1., 1., 1.))()[0] == 'inconclusive'
+    assert headline_decide(*_panels(1., 0., 1., 1.))()[0] == 'partly'          # cheaper, but beaten where GP-UCB learns
+    assert headline_decide(*_panels(1., 0., 1., 1., cpu_ms=3.))()[0] == 'not reproduced'
+    assert headline_decide(*_panels(0., 0., 1., 1.))()[0] == 'reproduced'      # both learn, tie, and MS-UCB is cheaper
+    assert headline_decide(*_panels(0., 1., 1., 1.))()[0] == 'reproduced'
+
+
+def test_theory_checks_fail_on_their_variants():
+    "The same check that passes for MS-UCB fails for its variant: Theorem 1's slope rule on random search, Lemma 4 with half the radius."
+    from hdbo_nb.msucb_theory import _sublinear_check, checkpoint_rates, R_CHECKPOINTS
+    t = np.array(R_CHECKPOINTS, float)
+    R, Rr = np.array([3 * t ** 0.5, 2.5 * t ** 0.5]), np.array([t, 1.1 * t])
+    s = checkpoint_rates(R, Rr)
+    assert abs(s['slope'] - 0.5) < 1e-9 and abs(s['slope_random'] - 1) < 1e-9
+    assert _sublinear_check(s['slope'], 2.0, 0.1)[0] == 'reproduced'
+    assert _sublinear_check(s['slope_random'], 0., 1.)[0] == 'not reproduced'
