@@ -18,8 +18,8 @@ __all__ = ['LAMBDA_RULES', 'FIG3_SI', 'sphere', 'ball', 'si_design', 'A_op', 'A_
            'nuclear_norm', 'spectral_norm', 'DSResult', 'dantzig_selector', 'matrix_lasso', 'subspace_from',
            'cos_theta', 'random_subspace', 'lambda_paper', 'lambda_noise', 'lambda_practical', 'lambda_oracle',
            'learn_subspace', 'z_grid', 'GridPosterior', 'sigma_hat', 'SubspaceUCB', 'ExactUCB', 'RandomSUCB',
-           'RandomHUCB', 'RandomBall', 'SIBO', 'sibo_gp_problem', 'gabor_filter', 'gabor_problem', 'sibo_fig3',
-           'sibo_k', 'sibo_gabor', 'sibo_randomh', 'sibo_noiseless']
+           'RandomHUCB', 'RandomBall', 'SIBO', 'sibo_gp_problem', 'gabor_filter', 'gabor_problem', 'true_gradient',
+           'sibo_fig3', 'sibo_k', 'sibo_gabor', 'sibo_randomh', 'sibo_noiseless']
 
 # %% ../nbs/20_sibo.ipynb #9c5cf90c
 def sphere(n:int, # number of points
@@ -268,7 +268,7 @@ def _lambda(rule, Phi, eps, sigma, k, C2, n_res, rng, y=None, X=None, frac=0.5):
         if rule == 'practical': return lambda_practical(Phi, eps, sigma, k, C2, n_res, rng)
         if rule == 'paper': return lambda_paper(eps, d, m_X, m_Phi, k, sigma, C2, n_res)
         if rule == 'oracle':
-            if X is None: raise ValueError("lambda_rule='oracle' needs the true gradients: a problem with a `grad` attribute")
+            if X is None: raise ValueError("lambda_rule='oracle' needs the true gradients: a problem that knows its `A`")
             return lambda_oracle(Phi, y, X)
         if rule == 'data':
             if not 0 < frac < 1: raise ValueError(f"lambda_frac must be in (0, 1), got {frac!r}")
@@ -291,7 +291,7 @@ def learn_subspace(fx, # f on a batch: (n, d) -> (n,) observed values
                    centre=None, # the centre of the domain (default 0)
                    radius:float=1., # radius of the sphere of centres
                    rng=None, # Generator, seed or None
-                   grad=None, # the true gradient of f on a batch, (n, d) -> (n, d): for the oracle lambda
+                   grad=None, # the true gradient of f on a batch, (n, d) -> (n, d): for the oracle lambda (`true_gradient`)
                    lambda_frac:float=0.5, # the 'data' rule's fraction of ||A*(y)||_2
                   ) -> dict:
     "SI phase: returns dict(A_hat, X_hat, lam, ds, xi, Phi, y, points, values)."
@@ -392,7 +392,7 @@ class SubspaceUCB(Optimizer):
         self.c, self.R = _cube_centre_radius(self.bounds)
         self.domain = o['domain'] or 'ball'
         self.noise_var = o['noise_var']
-        self.P, self.post, self.t_ucb, self.problem_A, self.problem_grad, self.sigma = None, None, 0, None, None, 0.
+        self.P, self.post, self.t_ucb, self.problem_A, self.problem, self.sigma = None, None, 0, None, None, 0.
 
     def prepare_run(self, problem, budget):
         "Take the domain, the noise level, and (in a simulation) the true subspace and gradient from the problem."
@@ -401,7 +401,7 @@ class SubspaceUCB(Optimizer):
         if self.noise_var is None: self.noise_var = self.sigma ** 2
         elif self.noise_var == 'sigma_hat':   # Sec. 3: bounds the noise of the T GP-UCB steps w.p. 1 - delta
             self.noise_var = sigma_hat(self.sigma, max(budget - getattr(self, 'n_si', 0), 1), self.options['delta']) ** 2
-        self.problem_A, self.problem_grad = getattr(problem, 'A', None), getattr(problem, 'grad', None)
+        self.problem_A, self.problem = getattr(problem, 'A', None), problem
 
     def set_subspace(self, P:np.ndarray, X=None, y=None):
         "Use the projection P (k, d); start the GP from the points X (n, d) with values y, if given."
@@ -563,8 +563,8 @@ class SIBO(SubspaceUCB):
         o = self.options
         vals, y = self.measurements()
         X = None
-        if o['lambda_rule'] == 'oracle' and self.problem_grad is not None:
-            X = np.asarray(self.problem_grad(self.si_X[:self.m_X]), dtype=float).T
+        if o['lambda_rule'] == 'oracle' and self.problem is not None and getattr(self.problem, 'A', None) is not None:
+            X = true_gradient(self.problem, self.si_X[:self.m_X]).T
         lam = _lambda(o['lambda_rule'], self.Phi, o['eps'], self.sigma, self.k, o['C2'], self.n_res, self.rng,
                       y=y, X=X, frac=o['lambda_frac'])
         ds = dantzig_selector(self.Phi, y, lam, full=True)
@@ -620,10 +620,8 @@ def sibo_gp_problem(d:int=100, # ambient dimension
         X = np.atleast_2d(X)
         nrm = np.linalg.norm(X, axis=1, keepdims=True)
         return g((X * np.minimum(1., R / np.maximum(nrm, 1e-300))) @ A.T)
-    def grad(X):   # the gradient of f inside the ball, A^T grad g(A x), rows (n, d)
-        return np.einsum('nmk,m->nk', kern.grad_x(np.atleast_2d(X) @ A.T, U), w) / (gmax - gmin) @ A
     p = Problem(f, np.tile([-R, R], (d, 1)), f_opt=1., x_opt=zmax @ A, noise_std=noise_std, name=f"sibo-gp-{d}d", vectorized=True)
-    p.A, p.g, p.grad, p.domain = A, g, grad, 'ball'
+    p.A, p.g, p.domain = A, g, 'ball'
     return p
 
 def gabor_filter(size:int=17, # the filter is size x size
@@ -650,12 +648,22 @@ def gabor_problem(size:int=17, # filter size: d = size^2
     if th.clip(0).sum() < 1: raise ValueError("the hyperplane theta^T x = 1 misses the cube; choose another filter")
     x_opt = np.where(th > 0, 1. / th.clip(0).sum(), 0.)   # theta^T x_opt = 1, inside the cube as sum(theta_+) >= 1
     f = lambda X: np.exp(-(np.atleast_2d(X) @ th - 1.) ** 2)
-    def grad(X):   # -2 (theta^T x - 1) f(x) theta, rows (n, d)
-        u = np.atleast_2d(X) @ th - 1.
-        return (-2 * u * np.exp(-u ** 2))[:, None] * th
     p = Problem(f, np.tile([0., 1.], (len(th), 1)), f_opt=1., x_opt=x_opt, noise_std=noise_std, name=f"gabor-{len(th)}d", vectorized=True)
-    p.A, p.grad, p.domain = th[None], grad, 'cube'
+    p.A, p.domain = th[None], 'cube'
     return p
+
+# %% ../nbs/20_sibo.ipynb #7e9d0001
+def true_gradient(problem:Problem, # a simulation: it knows its `A` (or its gradient, `grad`)
+                  X:np.ndarray, # points (n, d), inside the domain
+                  h:float=1e-6, # central-difference step along the rows of A
+                 ) -> np.ndarray:
+    """The noiseless gradient of f at the rows of X, (n, d): `problem.grad` if it has one, else central differences of
+    f along the rows of `problem.A`, exact up to O(h^2) because f(x) = g(Ax) varies along them only."""
+    X = np.atleast_2d(np.asarray(X, dtype=float))
+    if getattr(problem, 'grad', None) is not None: return np.asarray(problem.grad(X), dtype=float)
+    A = np.atleast_2d(problem.A)
+    D = np.stack([(problem.batch(X + h * a) - problem.batch(X - h * a)) / (2 * h) for a in A], 1)   # (n, k)
+    return D @ A
 
 # %% ../nbs/20_sibo.ipynb #2be15063
 from .experiments import Experiment, register_experiment

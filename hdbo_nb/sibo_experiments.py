@@ -11,7 +11,7 @@ import functools, math, os, tempfile, warnings
 import numpy as np
 import hdbo_nb.sibo  # registers the experiments
 from .sibo import (SIBO, FIG3_SI, sibo_gp_problem, gabor_problem, si_measurements, spectral_norm, A_adj, A_op,
-                          dantzig_selector, subspace_from, cos_theta, _lambda)
+                          dantzig_selector, subspace_from, cos_theta, true_gradient, _lambda)
 from .experiments import Experiment, load_results, run_experiment, read_cached
 from .claims import (register_claim, Measurement, Dependence, Panel, verdict_from, beats, results_panel,
                             seed_stability, null_rule, RANDOM, INITIAL)
@@ -78,7 +78,7 @@ def si_sweep(panel:str, # a key of `PANELS`
             vals, y = opt.measurements()
             f0 = p.batch(opt.si_X)                                          # noiseless values: y0 = A(X) + e
             y0 = si_measurements(f0, opt.m_X, e)
-            X = np.asarray(p.grad(opt.si_X[:opt.m_X])).T
+            X = true_gradient(p, opt.si_X[:opt.m_X]).T
             nAy = spectral_norm(A_adj(Phi, y))
             m_Phi, d, m_X = Phi.shape
             r = dict(seed=s, eps=e, nAy=nAy, nAe=spectral_norm(A_adj(Phi, y0 - A_op(Phi, X))),

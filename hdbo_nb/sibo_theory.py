@@ -287,3 +287,23 @@ def _claim_sigma_hat(cache_dir='results'):
                                         ', '.join(f"{c:.2g} ({n})" for n, c in covb.items())),
                        slack=f"coverage − (1 − δ) ≥ {min(cov.values()) - (1 - delta):.3f}")
 
+def _eq1_noise(m_X=5, sigma=0.01, eps=0.5, n=20000, rng=0):
+    "Variance of z_i and correlation of z_i, z_i' in Eq. 1 by simulation (the centre's noise is shared by every i)."
+    r = np.random.default_rng(rng)
+    nc, n1, n2 = (sigma * r.standard_normal((n, m_X)) for _ in range(3))
+    z1, z2 = (n1 - nc).sum(1) / eps, (n2 - nc).sum(1) / eps
+    return float(z1.var()), float(np.corrcoef(z1, z2)[0, 1])
+
+@register_claim('sibo', 'eq1-noise', 'Sec. 3, Eq. 1', """Sec. 3 prints z_i ~ N(0, 2m_Xσ²/ε) and treats the z_i as
+    independent; erratum: the variance is 2m_Xσ²/ε², and z_i, z_i′ are correlated (ρ = 1/2) because every measurement
+    shares the centres' evaluations f(ξ_j); the erratum holds if a simulation of Eq. 1 shows both.""",
+                f'{PAGE}#theory-check-2-the-noise-trade-off', kind='erratum')
+def _claim_eq1_noise(cache_dir='results'):
+    m_X, sigma, eps = 5, 0.01, 0.5
+    var, rho = _eq1_noise(m_X, sigma, eps)
+    want, printed = 2 * m_X * sigma ** 2 / eps ** 2, 2 * m_X * sigma ** 2 / eps
+    v, note = verdict_from({'the variance is 2m_Xσ²/ε², not the printed 2m_Xσ²/ε': abs(var / want - 1) < 0.05 and abs(var / printed - 1) > 0.2,
+                            'z_i and z_i′ are correlated (ρ = 1/2: f(ξ_j) is shared), not independent': abs(rho - 0.5) < 0.05})
+    return Measurement(v, f"simulated (m_X = {m_X}, σ = {sigma}, ε = {eps}, 20 000 draws): var z_i = {var:.2e} against "
+                          f"2m_Xσ²/ε² = {want:.2e} and the printed {printed:.2e}; corr(z_i, z_i′) = {rho:.3f}", note)
+
