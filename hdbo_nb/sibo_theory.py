@@ -108,7 +108,7 @@ def _eq4_verdict(rows, which) -> tuple:
     return v, note, ok
 
 @register_claim('sibo', 'eq4-bound', 'Sec. 3, Eq. 4', """‖𝒜*(e + z)‖₂ ≤ 1.2(C₂εd m_X k²/(2√m_Φ) + √5 √(m_X m_Φ) σ/ε):
-    with λ from Eq. 4 the true X is feasible for the Dantzig selector.""", f'{PAGE}#theory-check-2-the-noise-trade-off', kind='theory')
+    with λ from Eq. 4 the true X is feasible for the Dantzig selector.""", f'{PAGE}#eq.-4-is-a-valid-bound-and-far-from-tight', kind='theory')
 def _claim_eq4(cache_dir='results'):
     rows = _eq4_rows(cache_dir)
     v, note, ok = _eq4_verdict(rows, 'full')
@@ -245,7 +245,7 @@ def _claim_theorem5_count(cache_dir='results'):
 
 @register_claim('sibo', 'gamma-t', 'Sec. 4', """γ_T, which drives R_UCB, grows sublinearly in the k-dimensional subspace
     (for the Matérn-5/2 kernel as T^(k(k+1)/(2ν+k(k+1))) log T, Srinivas et al.), unlike GP-UCB's in the d-dimensional space.""",
-                f'{PAGE}#the-information-gain-gamma_t', kind='theory')
+                f'{PAGE}#the-information-gain-γ_t', kind='theory')
 def _claim_gamma(cache_dir='results'):
     gm = theory_cache('gamma', cache_dir)
     k, nu = 2, 2.5
@@ -267,7 +267,7 @@ def _noise_cover(T, delta=0.1, log_T=True) -> float:
     return float((1 - 2 * _norm.sf(a)) ** T)
 
 @register_claim('sibo', 'sigma-hat', 'Sec. 3', """σ̂ = σ(2 log(1/δ) + 2 log T + log(1/(2π)))^(1/2) bounds the noise of all
-    T GP-UCB steps with probability at least 1 − δ.""", f'{PAGE}#the-noise-bound-hat-sigma', kind='theory')
+    T GP-UCB steps with probability at least 1 − δ.""", f'{PAGE}#the-noise-bound-hatsigma', kind='theory')
 def _claim_sigma_hat(cache_dir='results'):
     delta, Ts = 0.1, {'GP (T − n = 920)': 920, 'Gabor (T − n = 1048)': 1048, 'T = 3500': 3500}
     cov = {n: _noise_cover(T) for n, T in Ts.items()}; covb = {n: _noise_cover(T, log_T=False) for n, T in Ts.items()}
