@@ -133,6 +133,16 @@ def sensitivity_runs(panel:str, # a key of `PANELS`
 
 
 # %% ../nbs/22_sibo_experiments.ipynb #f881627d
+def _load(exp:str, cache_dir) -> dict:
+    """`load_results` of a full-scale sweep; inside `reuse_loaded_traces` (the scorecard) loaded once for all the
+    claims that read it (the shared memo holds file -> trace; this keeps the whole sweep)."""
+    from hdbo_nb import experiments as _ex
+    memo = _ex._MEMO
+    if memo is None: return load_results(exp, cache_dir=cache_dir, scale='full')
+    key = ('sibo-sweep', exp, os.path.abspath(os.fspath(cache_dir)))
+    if key not in memo: memo[key] = load_results(exp, cache_dir=cache_dir, scale='full')
+    return memo[key]
+
 def _S(t, n): return float(t.simple_regret()[n - 1])                    # simple regret after n evaluations
 def _R(t, n): return float(t.cumulative_regret()[n - 1] / n)            # average regret R_n / n
 
@@ -147,7 +157,7 @@ def fig3_panels(exp:str, # 'sibo-fig3', 'sibo-gabor', 'sibo-noiseless'
     """The Fig. 3 panel of a sweep as two `Panel`s paired by seed, log10 of the final simple regret and the final
     average regret R_T/T, with random search and each method's best initial point (SI-BO's: its SI phase; the
     GP-UCB baselines, which have no design: their first n_SI evaluations)."""
-    res = dict(load_results(exp, cache_dir=cache_dir, scale='full'))
+    res = dict(_load(exp, cache_dir))
     if extra: res.update(extra)
     if not res: raise FileNotFoundError(f"no cached runs of {exp} (full) in {cache_dir}: `hdbo run {exp} --full`")
     prob = next(iter(res))[1]
@@ -156,7 +166,7 @@ def fig3_panels(exp:str, # 'sibo-fig3', 'sibo-gabor', 'sibo-noiseless'
 
 def _randomh(problem_prefix, seeds, cache_dir):
     "RandomH-UCB's log10 simple regret at its own T (1000) per seed, NaN for the seeds it did not run, and its T."
-    res = load_results('sibo-randomh', cache_dir=cache_dir, scale='full')
+    res = _load('sibo-randomh', cache_dir)
     trs = {t.meta['seed']: t for (m, p), ts in res.items() if p.startswith(problem_prefix) for t in ts}
     T = len(next(iter(trs.values())))
     return np.array([float(_log10(_S(trs[s], len(trs[s])))) if s in trs else np.nan for s in seeds]), T
@@ -315,7 +325,7 @@ def _claim_fig3_noiseless(cache_dir='results'):
 @register_claim('sibo', 'fig3-k', 'Sec. 5, Fig. 3 b/e', """SI-BO is relatively stable in the choice of k
     (k = 1, 2, 3 on a function with k = 2).""", f'{PAGE}#fig.-3-be-the-choice-of-k')
 def _claim_fig3_k(cache_dir='results'):
-    resk, resf = load_results('sibo-k', cache_dir=cache_dir, scale='full'), load_results('sibo-fig3', cache_dir=cache_dir, scale='full')
+    resk, resf = _load('sibo-k', cache_dir), _load('sibo-fig3', cache_dir)
     prob = next(iter(resf))[1]
     res = {**dict(resk), ('SI-BO k = 2', prob): resf[('SI-BO', prob)], ('Random', prob): resf[('Random', prob)]}
     PS = results_panel(res, prob, value=lambda t, n: float(_log10(_S(t, n))), random='Random')
