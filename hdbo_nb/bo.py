@@ -4,20 +4,22 @@
 
 # %% ../nbs/04_bo.ipynb #79eabeeb
 from __future__ import annotations
-import math, time, difflib, warnings, copy, functools
+import os, math, time, warnings, copy, functools
 import numpy as np
-from .core import as_rng, check_bounds, check_point, uniform, Problem, Trace, ObjectiveError, progress, Space
+from .core import (as_rng, check_bounds, check_point, uniform, Problem, Trace, ObjectiveError, progress, Space, Real,
+                          _number, _NotANumber, _jsonable)
+from .registry import Registry
 from .gp import GP, Matern, GPError
 from .acquisition import (UCB, EI, PI, beta_srinivas_continuous, beta_srinivas_finite, beta_srinivas_practical, beta_constant,
                                  maximize_lbfgs, maximize_direct, maximize_finite)
 
 # %% auto #0
-__all__ = ['METHODS', 'SKOPT_DEFAULTS', 'PRESETS', 'register_method', 'get_method', 'Optimizer', 'RandomSearch', 'optimize',
-           'latin_hypercube', 'GPOptimizer', 'GPUCB', 'GPEI', 'GPPI', 'preset_options', 'FiniteOptimizer',
-           'RandomFinite', 'FiniteGPOptimizer', 'GPUCBFinite']
+__all__ = ['METHODS', 'GP_WARN_N', 'REFIT_AUTO', 'SKOPT_DEFAULTS', 'PRESETS', 'NOISE_NEGLIGIBLE', 'register_method', 'get_method',
+           'Optimizer', 'RandomSearch', 'optimize', 'latin_hypercube', 'GPOptimizer', 'GPUCB', 'GPEI', 'GPPI',
+           'preset_options', 'FiniteOptimizer', 'RandomFinite', 'FiniteGPOptimizer', 'GPUCBFinite']
 
 # %% ../nbs/04_bo.ipynb #31bc7f2e
-METHODS: dict[str, type] = {}
+METHODS = Registry('method')
 
 def register_method(name:str, # the name `optimize` and the experiment grids use
                    ):
@@ -27,22 +29,14 @@ def register_method(name:str, # the name `optimize` and the experiment grids use
         if not (isinstance(cls, type) and issubclass(cls, Optimizer)):
             raise TypeError(f"register_method expects an Optimizer subclass, got {cls!r}")
         cls.name = name
-        METHODS[name] = cls
+        METHODS.register(name, cls)
         return cls
     return deco
 
 def get_method(name:str) -> type:
-    "The optimiser class registered as `name`; a clear error with the closest names otherwise."
+    "The optimiser class registered as `name`, a paper's included (found by importing modules by name); a clear error with the closest names otherwise."
     if isinstance(name, type) and issubclass(name, Optimizer): return name
-    if not isinstance(name, str): raise TypeError(f"a method name must be a string, got {type(name).__name__}")
-    if name in METHODS: return METHODS[name]
-    from hdbo_nb.experiments import load_all   # paper methods register when their module is imported: import them
-    load_all()
-    if name in METHODS: return METHODS[name]
-    close = difflib.get_close_matches(name.lower(), list(METHODS), n=3, cutoff=0.4)
-    hint = f"did you mean {', '.join(map(repr, close))}? " if close else ''
-    raise ValueError(f"unknown method {name!r}; {hint}registered: {', '.join(sorted(METHODS))} "
-                     "(every package module was imported)")
+    return METHODS.lookup(name)
 
 # %% ../nbs/04_bo.ipynb #2b885b75
 class Optimizer:
@@ -52,11 +46,14 @@ class Optimizer:
     min_budget: int = 1       # smallest budget `run` accepts with default options
 
     def __init__(self,
-                 bounds, # (D, 2) box to search
+                 bounds, # (D, 2) box to search, or a `Space` (then `ask` returns dicts of parameters and `tell` takes them)
                  rng=None, # Generator, seed or None
+                 minimize:bool=False, # `tell` gets values to minimise, in the objective's own sign (the trace stores -y)
                  **options, # method options (see `defaults`)
                 ):
-        self.bounds = check_bounds(bounds)
+        if not isinstance(minimize, (bool, np.bool_)): raise TypeError(f"minimize must be True or False, got {minimize!r}")
+        self.space, self.minimize = (bounds if isinstance(bounds, Space) else None), bool(minimize)
+        self.bounds = check_bounds(bounds.bounds if self.space is not None else bounds)
         self.dim = len(self.bounds)
         valid = self.option_defaults()
         unknown = sorted(set(options) - set(valid))
@@ -68,7 +65,10 @@ class Optimizer:
         self._noise_rng = np.random.default_rng(self.rng.integers(2**63))  # observation noise in `run`
         self.trace = Trace(self.dim, meta=dict(method=self.name or type(self).__name__, options=self.user_options,
                                                 bounds=self.bounds.tolist()))
+        if self.minimize: self.trace.meta['minimize'] = True
+        if self.space is not None: self.trace.meta['space'] = self.space.spec()
         self._pending, self._asked, self._t0 = {}, {}, None   # asked, not yet told: key -> diagnostics, key -> x
+        self._asked_params = {}   # on a Space: each dict `ask` handed out -> its point
         self.setup()
 
     @classmethod
@@ -85,19 +85,28 @@ class Optimizer:
     def _tell(self, x:np.ndarray, y:float): pass
     def _tell_failure(self, x:np.ndarray): "Subclass hook: the evaluation of `x` failed (y non-finite)."
 
-    def ask(self,
-            n:int|None=None, # None: one point, shape (D,); an integer: a batch of n points, shape (n, D)
-           ) -> np.ndarray:
-        "The next point to evaluate, shape (D,); with `n`, a batch of `n` points (each asked with the earlier ones pending)."
-        if n is not None:
-            if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-                raise ValueError(f"n must be a positive integer, got {n!r}")
-            return np.array([self.ask() for _ in range(int(n))])
+    def _next(self) -> np.ndarray:
+        "The next point (D,), recorded as pending: what `ask` hands out (before a Space decodes it) and `run` evaluates."
         if self._t0 is None: self._t0 = time.perf_counter()
         x, diag = self._ask()
         x = check_point(x, self.bounds)
         self._pending[x.tobytes()] = diag; self._asked[x.tobytes()] = x
         return x
+
+    def ask(self,
+            n:int|None=None, # None: one point; an integer: a batch of n points
+           ):
+        "The next point to evaluate, shape (D,) (on a `Space`, a dict of parameters); with `n`, a batch of `n`, each asked with the earlier ones pending."
+        if n is not None:
+            if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+                raise ValueError(f"n must be a positive integer, got {n!r}")
+            pts = [self.ask() for _ in range(int(n))]
+            return pts if self.space is not None else np.array(pts)
+        x = self._next()
+        if self.space is None: return x
+        params = self.space.decode(x)
+        self._asked_params[_params_key(params)] = x
+        return params
 
     @property
     def pending(self) -> np.ndarray:
@@ -105,18 +114,22 @@ class Optimizer:
         return np.array(list(self._asked.values())).reshape(-1, self.dim)
 
     def tell(self,
-             x, # the evaluated point (D,)
-             y:float, # its observed value; NaN/inf records a failure (see `_tell_failure`)
-             f:float|None=None, # the noiseless value, where known (for regret)
+             x, # the evaluated point (D,), or on a `Space` the dict of parameters (as `ask` returned it)
+             y:float, # its value, in the objective's own sign (minimised with `minimize=True`); NaN/inf records a failure
+             f:float|None=None, # the noiseless value, where known (for regret), in the same sign
              **diagnostics, # extra scalars to record with this evaluation
             ):
         "Record the evaluation of `x`."
+        if isinstance(x, dict):
+            if self.space is None:
+                raise TypeError(f"{self.name}: a dict of parameters needs an optimiser built on a Space; this one searches a box")
+            x = self._asked_params.pop(_params_key(x), None) if _params_key(x) in self._asked_params else self.space.encode(x)
         x = check_point(x, self.bounds)
-        if y is None or isinstance(y, (str, bytes)):
-            raise TypeError(f"y must be a number (NaN or inf records a failed evaluation), got {y!r}")
-        y = np.asarray(y, dtype=float)
-        if y.size != 1: raise ValueError(f"y must be a scalar, got shape {y.shape}")
-        y = float(y.reshape(()))
+        s = -1. if self.minimize else 1.
+        return self._record(x, s * _number(y, 'y'), None if f is None else s * _number(f, 'f'), diagnostics)
+
+    def _record(self, x:np.ndarray, y:float, f:float|None, diagnostics:dict):
+        "Record an evaluation in the trace's (maximisation) sign and hand it to the method: the core of `tell` and `run`."
         if self._t0 is None: self._t0 = time.perf_counter()
         diag = {**self._pending.pop(x.tobytes(), {}), **diagnostics}; self._asked.pop(x.tobytes(), None)
         ok = math.isfinite(y)
@@ -127,11 +140,25 @@ class Optimizer:
         else: self._tell_failure(x)
         return self
 
-    def recommend(self) -> np.ndarray:
-        "The point to report as the optimum: here the evaluated point with the best observation, shape (D,)."
+    def _best(self) -> tuple[int, float|None]:
+        "Index of the evaluation to report as the best, and a model's estimate of its value (None: its observation)."
         ok = np.isfinite(self.trace.y)
         if not ok.any(): raise ValueError(f"{self.name}: no successful evaluation to recommend yet")
-        return self.trace.X[int(np.nanargmax(np.where(ok, self.trace.y, np.nan)))].copy()
+        return int(np.argmax(np.where(ok, self.trace.y, -np.inf))), None
+
+    def _note_best(self) -> int:
+        "Record a model's choice of the best point in the trace (`meta['best']`) where it is not the best observation; its index."
+        self.trace.meta.pop('best', None)
+        i, mean = self._best()   # a ValueError when no evaluation succeeded
+        if mean is not None: self.trace.meta['best'] = dict(index=i, mean=float(mean), by='posterior mean')
+        return i
+
+    def recommend(self):
+        """The point to report as the optimum (a dict on a `Space`): the evaluated point with the best observation, or,
+        for a GP method whose model finds the noise not negligible, the one with the largest posterior mean (also
+        recorded in the trace: `trace.best_x`)."""
+        x = self.trace.X[self._note_best()].copy()
+        return self.space.decode(x) if self.space is not None else x
 
     def check_budget(self, budget:int):
         "Raise if `budget` is too small for this optimiser."
@@ -140,16 +167,27 @@ class Optimizer:
     def prepare_run(self, problem:Problem, budget:int):
         "Subclass hook called by `run` before the first evaluation."
 
+    def _restore(self, meta:dict):
+        "Subclass hook: `from_trace` without the problem hands over the recorded run's metadata (what `prepare_run` would have set)."
+
+def _params_key(params:dict) -> tuple:
+    "A hashable key of a dict of parameters (the exact values, by repr)."
+    return tuple((k, repr(v)) for k, v in params.items())
+
 # %% ../nbs/04_bo.ipynb #f03bb575
 def _run(self,
          problem:Problem, # the objective (its bounds must be the optimiser's)
          budget:int, # total number of evaluations in the trace, initial design included
-         callback=None, # `callback(optimizer)` after each evaluation; return True to stop
+         callback=None, # `callback(optimizer)` after each evaluation; return True to stop (an error it raises carries `.trace`)
          on_nan:str='raise', # non-finite objective values: 'raise' (ObjectiveError) or 'record' (a failure, go on)
          progress:bool=False, # show a progress bar
+         catch=(), # exception types of the objective to record as failed evaluations and go on (Optuna's `catch`)
+         checkpoint=None, # a `.npz` path: the trace is saved there, atomically, after every evaluation
         ) -> Trace:
     "Evaluate `problem` at the optimiser's proposals until the trace holds `budget` evaluations."
     if on_nan not in ('raise', 'record'): raise ValueError(f"on_nan must be 'raise' or 'record', got {on_nan!r}")
+    catch = _check_catch(catch)
+    if checkpoint is not None: checkpoint = _check_checkpoint(checkpoint)
     budget = _check_budget_value(budget)
     if problem.dim != self.dim or not np.allclose(problem.bounds, self.bounds):
         raise ValueError(f"the problem's bounds {problem.bounds.tolist()} differ from the optimiser's {self.bounds.tolist()}")
@@ -166,22 +204,36 @@ def _run(self,
     status = 'interrupted'
     try:
         while len(self.trace) < budget:
-            x = self.ask()
+            x, n = self._next(), len(self.trace) + 1
             try: y, fx = problem.evaluate(x, self._noise_rng)
+            except _NotANumber as e:   # a bug in the objective, not a failed evaluation: never caught
+                status = 'failed'
+                raise ObjectiveError(f"the objective returned a value that is not a number at x = {x.tolist()}: {e} "
+                                     f"(evaluation {n}; the trace so far is in `err.trace`)", self.trace, x) from e
+            except catch as e:
+                m.setdefault('errors', {})[str(n - 1)] = f"{type(e).__name__}: {e}"
+                self._record(x, math.nan, None, {})
             except Exception as e:
                 status = 'failed'
                 raise ObjectiveError(f"the objective raised {type(e).__name__}: {e} at x = {x.tolist()} "
-                                     f"(evaluation {len(self.trace) + 1}; the trace so far is in `err.trace`)",
-                                     self.trace, x) from e
-            if not math.isfinite(y) and on_nan == 'raise':
-                status = 'failed'
-                raise ObjectiveError(f"the objective returned {y} at x = {x.tolist()} (evaluation {len(self.trace) + 1}; "
-                                     "the trace so far is in `err.trace`; pass on_nan='record' to record failures "
-                                     "and go on)", self.trace, x)
-            self.tell(x, y, fx)
+                                     f"(evaluation {n}; the trace so far is in `err.trace`)", self.trace, x) from e
+            else:
+                if not math.isfinite(y) and on_nan == 'raise':
+                    status = 'failed'
+                    raise ObjectiveError(f"the objective returned {y} at x = {x.tolist()} (evaluation {n}; "
+                                         "the trace so far is in `err.trace`; pass on_nan='record' to record failures "
+                                         "and go on)", self.trace, x)
+                self._record(x, y, fx, {})
+            if checkpoint is not None: self.trace.save(checkpoint)
             bar.update(postfix=f"best {self.trace.best_y:.5g}" if np.isfinite(self.trace.y).any() else None)
-            if callback is not None and callback(self):
-                status = 'stopped'; break
+            if callback is not None:
+                try: stop = callback(self)
+                except Exception as e:   # the evaluations so far stay reachable, as with ObjectiveError
+                    status = 'failed'
+                    e.trace = self.trace
+                    if hasattr(e, 'add_note'): e.add_note(f"raised by the callback after evaluation {n}; the trace so far is in `err.trace`")
+                    raise
+                if stop: status = 'stopped'; break
         else: status = 'done'
     except KeyboardInterrupt as e:   # Ctrl-C: the evaluations so far stay reachable, as with ObjectiveError
         e.trace = self.trace
@@ -189,7 +241,26 @@ def _run(self,
     finally:
         m['status'] = status
         bar.close()
+        try:
+            if np.isfinite(self.trace.y).any(): self._note_best()
+        except Exception as e: warnings.warn(f"{self.name}: could not choose the best point by the model ({type(e).__name__}: {e})")
+        if checkpoint is not None: self.trace.save(checkpoint)
     return self.trace
+
+def _check_catch(catch) -> tuple:
+    "`catch` as a tuple of exception classes (a single class is allowed)."
+    t = catch if isinstance(catch, tuple) else (catch,) if isinstance(catch, type) else tuple(catch) if isinstance(catch, list) else None
+    if t is None or not all(isinstance(c, type) and issubclass(c, Exception) for c in t):
+        raise TypeError(f"catch must be an exception class or a tuple of them (subclasses of Exception), got {catch!r}")
+    return t
+
+def _check_checkpoint(path) -> str:
+    "A checkpoint path: a `.npz` file in a directory that exists."
+    path = os.fspath(path)
+    if not path.endswith('.npz'): raise ValueError(f"checkpoint must be a .npz file, got {path!r}")
+    d = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(d): raise OSError(f"checkpoint {path}: the directory {d} does not exist")
+    return path
 
 def _check_budget_value(budget) -> int:
     "`budget` as an int: a clear error for None, NaN, inf, a fraction, a bool or a value below 1."
@@ -220,18 +291,35 @@ def optimize(problem, # the objective: a `Problem`, or a plain function of a poi
              bounds=None, # for a plain function: its (D, 2) box (`f` gets an array) or a `Space` (`f` gets a dict)
              minimize:bool=False, # for a plain function: minimise it (the trace records -f, see `Trace.best_value`)
              f_opt:float|None=None, # for a plain function: its optimum in its own sign (the minimum with `minimize`), for regret
+             catch=(), # exception types of the objective to record as failed evaluations and go on
+             checkpoint=None, # a `.npz` path: saved after every evaluation; when it exists, the run resumes from it
              **options, # method options
             ) -> Trace:
     "Run `method` on `problem` (a `Problem`, or a function with `bounds=`) for `budget` evaluations; return the `Trace`."
     problem, space = _as_problem(problem, bounds, minimize, f_opt)
     cls = get_method(method)
+    run = dict(callback=callback, on_nan=on_nan, progress=progress, catch=catch, checkpoint=checkpoint)
+    if checkpoint is not None and os.path.exists(_check_checkpoint(checkpoint)):
+        return _resume(cls, checkpoint, problem, space, minimize, rng, options).run(problem, budget, **run)
     if rng is None: rng = int(np.random.SeedSequence().generate_state(1)[0])
     seed = int(rng) if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) else None
-    opt = cls(problem.bounds, rng=rng, **options)
+    opt = cls(space if space is not None else problem.bounds, rng=rng, minimize=minimize, **options)
     opt.trace.meta['seed'] = seed
-    if minimize: opt.trace.meta['minimize'] = True
-    if space is not None: opt.trace.meta['space'] = space.spec()
-    return opt.run(problem, budget, callback=callback, on_nan=on_nan, progress=progress)
+    return opt.run(problem, budget, **run)
+
+def _resume(cls, path, problem, space, minimize, rng, options):
+    "The optimiser of the run saved at `path`, continued exactly (`from_trace`), after checking it is the run asked for."
+    tr = Trace.load(path)
+    m, want = tr.meta, dict(method=cls.name or cls.__name__, options=_jsonable(options), bounds=problem.bounds.tolist(),
+                            space=space.spec() if space is not None else None, minimize=bool(minimize))
+    have = dict(method=m.get('method'), options=_jsonable(m.get('options', {})), bounds=m.get('bounds'),
+                space=m.get('space'), minimize=bool(m.get('minimize', False)))
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool): want['seed'], have['seed'] = int(rng), m.get('seed')
+    diff = [k for k in want if _jsonable(want[k]) != _jsonable(have[k])]
+    if diff:
+        raise ValueError(f"checkpoint {path} holds another run ({', '.join(f'{k}={have[k]!r}, not {want[k]!r}' for k in diff)}); "
+                         "give another file, or delete it to start afresh")
+    return cls.from_trace(tr, problem=problem)
 
 def _as_problem(problem, bounds, minimize, f_opt) -> tuple[Problem, Space|None]:
     "The `Problem` to run, and the `Space` it searches (or None), from `optimize`'s arguments."
@@ -248,9 +336,9 @@ def _as_problem(problem, bounds, minimize, f_opt) -> tuple[Problem, Space|None]:
         p = bounds.problem(problem, minimize=minimize)
         if f_opt is not None: p.f_opt = -float(f_opt) if minimize else float(f_opt)
         return p, bounds
-    name = getattr(problem, '__name__', 'problem')
-    if minimize: return Problem.from_minimization(problem, bounds, g_min=f_opt, name=name), None
-    return Problem(problem, bounds, f_opt=f_opt, name=name), None
+    name = getattr(problem, '__name__', 'problem')   # its noise unknown: the GP methods fit it
+    if minimize: return Problem.from_minimization(problem, bounds, g_min=f_opt, name=name, noise_known=False), None
+    return Problem(problem, bounds, f_opt=f_opt, name=name, noise_known=False), None
 
 # %% ../nbs/04_bo.ipynb #4e15e1a9
 def latin_hypercube(n:int, # number of points
@@ -263,6 +351,9 @@ def latin_hypercube(n:int, # number of points
     return (strata + rng.random((n, D))) / n
 
 # %% ../nbs/04_bo.ipynb #658767f9
+GP_WARN_N = 2000                      # an exact GP above this many observations: warn, and say what to do
+REFIT_AUTO = dict(every=5, until=200, growth=1.25)   # refit_every='auto': every 5 points up to 200, then at 25% more data
+
 class GPOptimizer(Optimizer):
     "Base of the GP baselines: initial design, a Matérn ARD GP refitted on a schedule, an acquisition maximised on the box."
     defaults = dict(
@@ -271,8 +362,9 @@ class GPOptimizer(Optimizer):
         n_init=None,          # initial design size (default 2D + 1, capped by the budget in `run`)
         init='lhs',           # 'lhs' (Latin hypercube) or 'uniform'
         nu=2.5,               # Matérn smoothness
-        noise='auto',         # 'auto' ('fit' when `run` gets a problem with noise_std > 0, else 'fixed'), 'fit', 'fixed'
-                              # (`noise_init`), or a fixed noise variance on the standardised scale
+        noise='auto',         # 'auto' ('fit' unless the problem says it is noiseless: a Problem with noise_std 0; plain
+                              # functions and ask/tell are fitted), 'fit', 'fixed' (`noise_init`), or a fixed noise
+                              # variance on the standardised scale
         noise_init=1e-6,      # the noise variance of 'fixed', and the starting value of a fitted one (standardised scale)
         noise_bounds=(1e-8, 10.),  # bounds of a fitted noise variance (standardised scale)
         variance_bounds=(1e-4, 1e4),  # bounds of the signal variance (standardised scale)
@@ -285,7 +377,8 @@ class GPOptimizer(Optimizer):
         lengthscale0=0.5,     # initial lengthscales (unit-cube units)
         refit_reinit=True,    # at refits, also climb the likelihood from the initial values
         n_restarts=2,         # random restarts of the first hyperparameter fit
-        refit_every=5,        # re-optimise hyperparameters (warm start) after this many new points
+        refit_every='auto',   # re-optimise hyperparameters (warm start) after this many new points; 'auto': every 5 up
+                              # to 200 points, then whenever the data has grown by a quarter (see `REFIT_AUTO`)
         refit_restarts=0,     # random restarts at the later refits
         refit_warm=True,      # refits climb from the current hyperparameters; False: every refit is a fresh fit like
                               # the first (from the initial values, `n_restarts` restarts; `refit_*` then unused)
@@ -309,8 +402,10 @@ class GPOptimizer(Optimizer):
         if o['init'] not in ('lhs', 'uniform'): raise ValueError(f"init must be 'lhs' or 'uniform', got {o['init']!r}")
         if o['n_init'] is not None and (int(o['n_init']) != o['n_init'] or o['n_init'] < 1):
             raise ValueError(f"n_init must be a positive integer, got {o['n_init']!r}")
-        if int(o['refit_every']) != o['refit_every'] or o['refit_every'] < 1:
-            raise ValueError(f"refit_every must be a positive integer, got {o['refit_every']!r}")
+        r = o['refit_every']
+        if r != 'auto' and (isinstance(r, (bool, str)) or not isinstance(r, (int, float, np.integer, np.floating))
+                            or int(r) != r or r < 1):
+            raise ValueError(f"refit_every must be a positive integer or 'auto', got {r!r}")
         self._lo, self._w = self.bounds[:, 0], self.bounds[:, 1] - self.bounds[:, 0]
         self.candidates = None
         if o['candidates'] is not None:
@@ -342,7 +437,8 @@ class GPOptimizer(Optimizer):
                 raise ValueError(f"noise must be 'auto', 'fit', 'fixed' or a variance >= 0, got {nz!r}")
             v = float(self.options['noise_init'])
             if not (math.isfinite(v) and v > 0): raise ValueError(f"noise_init must be a variance > 0, got {self.options['noise_init']!r}")
-            self.noise0, self.fit_noise, self._noise_auto = v, nz == 'fit', nz == 'auto'
+            # 'auto': fitted until a problem says it is noiseless (`prepare_run`), so ask/tell fits the noise
+            self.noise0, self.fit_noise, self._noise_auto = v, nz in ('fit', 'auto'), nz == 'auto'
         else:
             try: v = float(nz)
             except (TypeError, ValueError): v = math.nan
@@ -350,6 +446,7 @@ class GPOptimizer(Optimizer):
                 raise ValueError(f"noise must be 'auto', 'fit', 'fixed' or a variance >= 0, got {nz!r}")
             self.noise0, self.fit_noise, self._noise_auto = v, False, False
         if fn is not None: self.fit_noise, self._noise_auto = bool(fn), False
+        self.trace.meta['noise_model'] = 'fit' if self.fit_noise else 'fixed'
 
     @property
     def noisy(self) -> bool:
@@ -372,13 +469,41 @@ class GPOptimizer(Optimizer):
 
     def prepare_run(self, problem, budget):
         if self.options['n_init'] is None and self._design is None: self.n_init = min(self.n_init, budget)
-        if self._noise_auto and problem.noise_std > 0: self.fit_noise = True
+        if self._noise_auto:
+            self.fit_noise = not problem.says_noiseless
+            self.trace.meta['noise_model'] = 'fit' if self.fit_noise else 'fixed'
+        if budget > GP_WARN_N > len(self.trace): _warn_exact_gp(self, budget, 'up to ')
+
+    def _restore(self, meta):
+        "`from_trace` without the problem: the noise model the recorded run used ('fixed' for runs recorded before it was)."
+        if self._noise_auto: self.fit_noise = meta.get('noise_model', 'fixed') == 'fit'
+
+    def _gp_in(self, U:np.ndarray) -> np.ndarray:
+        "Unit-cube points as the GP sees them: on a `Space`, the points that stand for the parameters they decode to."
+        return U if self.space is None else self.space.snap(U)
 
 # %% ../nbs/04_bo.ipynb #10341869
+def _refit_due(self, n:int) -> bool:
+    "Whether the hyperparameters are due for a refit with `n` points (the last fit had `self._n_fit`)."
+    r = self.options['refit_every']
+    if r != 'auto': return n - self._n_fit >= r
+    a = REFIT_AUTO
+    return n - self._n_fit >= a['every'] and (self._n_fit < a['until'] or n >= a['growth'] * self._n_fit)
+
+def _warn_exact_gp(self, n:int, upto:str=''):
+    "Say once what an exact GP on `n` points costs, and what to do about it."
+    if getattr(self, '_warned_size', False): return
+    self._warned_size = True
+    warnings.warn(f"{self.name}: an exact GP on {upto}{n} observations: each hyperparameter refit costs O(n^3) time "
+                  f"(tens of seconds at n = 1000 in 10-D) and the GP O(n^2) memory (about {40 * n * n / 1e9:.1f} GB at n = {n}). "
+                  "refit_every='auto' (the default) keeps refits rare; for long runs prefer 'turbo' (a GP on its trust "
+                  "region's points) or random search, or split the budget", stacklevel=4)
+
 def _gp_update(self) -> bool:
     "Bring the GP up to date with the observations (and imputed failures); True if hyperparameters were re-optimised."
     o, U, Y = self.options, np.array(self._U), np.array(self._Y)
-    due = self.gp is not None and len(U) - self._n_fit >= o['refit_every']
+    if len(U) > GP_WARN_N: _warn_exact_gp(self, len(U))
+    due = self.gp is not None and self._refit_due(len(U))
     if self.gp is None or (due and not o['refit_warm']):   # a fresh GP from the initial values
         gp = GP(Matern(o['nu'], np.full(self.dim, o['lengthscale0'])), noise=self.noise0, fit_noise=self.fit_noise,
                 lengthscale_bounds=o['lengthscale_bounds'], lengthscale_prior=o['lengthscale_prior'],
@@ -403,7 +528,9 @@ def _maximize_acq(self):
     "Maximise the acquisition on the unit cube; returns (u, value)."
     o, gp, acq, D = self.options, self.gp, self.acquisition, self.dim
     unit = np.tile([0., 1.], (D, 1))
-    f = lambda X: acq(gp, X)
+    T = self._gp_in   # on a Space the acquisition is piecewise constant in the integer and categorical coordinates
+    f = lambda X: acq(gp, T(X))
+    vg = (lambda X: acq.value_and_grad(gp, X)) if self.space is None else _snapped_value_and_grad(self, acq, gp)
     if o['acq_optimizer'] == 'finite':
         C = self.candidates if self.candidates is not None else self.rng.random((o['n_samples'], D))
         return maximize_finite(f, C)
@@ -413,9 +540,19 @@ def _maximize_acq(self):
     if o['acq_local']:   # the incumbent's neighbourhood joins the random samples: local improvements are where EI/PI live
         ib = int(np.argmax(self._Y))   # imputed failures hold the minimum, never above a real observation
         near = np.clip(self._U[ib] + 0.05 * self.rng.standard_normal((max(o['n_samples'] // 10, 1), D)), 0, 1)
-    return maximize_lbfgs(lambda X: acq.value_and_grad(gp, X), unit, rng=self.rng, n_samples=o['n_samples'],
+    return maximize_lbfgs(vg, unit, rng=self.rng, n_samples=o['n_samples'],
                           n_starts=o['n_starts'], f=f, candidates=near, ftol=o['acq_ftol'], maxiter=o['acq_maxiter'],
                           stacked=o['acq_stacked'])
+
+def _snapped_value_and_grad(self, acq, gp):
+    "The acquisition and its gradient at the snapped points; the gradient is 0 in the coordinates snapping holds constant."
+    free = np.zeros(self.dim, dtype=bool)
+    for k, p in self.space.params.items():
+        if isinstance(p, Real): free[self.space._slices[k]] = True
+    def vg(X):
+        v, g = acq.value_and_grad(gp, self.space.snap(X))
+        return v, g * free
+    return vg
 
 def _gp_ask(self):
     n_told = len(self.trace)
@@ -443,12 +580,12 @@ def _append(self, u, y, imputed=False):
     self._U.append(u); self._Y.append(float(y)); self._imputed.append(imputed)
 
 def _gp_tell(self, x, y):
-    self._append(self._to_unit(x), y); self._n_ok += 1
+    self._append(self._gp_in(self._to_unit(x)), y); self._n_ok += 1
     self._flush_failures()
 
 def _gp_tell_failure(self, x):
     if self.options['failures'] == 'ignore': return
-    self._failed.append(self._to_unit(x))
+    self._failed.append(self._gp_in(self._to_unit(x)))
     self._flush_failures()
 
 def _flush_failures(self):
@@ -458,7 +595,7 @@ def _flush_failures(self):
     for u in self._failed: self._append(u, worst, imputed=True)
     self._failed = []
 
-GPOptimizer._gp_update, GPOptimizer._maximize_acq = _gp_update, _maximize_acq
+GPOptimizer._gp_update, GPOptimizer._maximize_acq, GPOptimizer._refit_due = _gp_update, _maximize_acq, _refit_due
 GPOptimizer._ask, GPOptimizer._tell, GPOptimizer._tell_failure = _gp_ask, _gp_tell, _gp_tell_failure
 GPOptimizer._append, GPOptimizer._flush_failures = _append, _flush_failures
 
@@ -650,17 +787,22 @@ class GPUCBFinite(FiniteGPOptimizer):
         return self.post.mu + math.sqrt(beta) * self.post.sigma, dict(beta_t=beta)
 
 # %% ../nbs/04_bo.ipynb #f16a0004
-def _gp_recommend(self) -> np.ndarray:
-    "The evaluated point with the largest posterior mean if the model is noisy, else the best observation."
+NOISE_NEGLIGIBLE = 1e-4   # noise variance / signal variance below which the best observation is the best estimate
+
+def _gp_best(self) -> tuple[int, float|None]:
+    """The evaluated point with the largest posterior mean, and that mean, when the model finds the noise not
+    negligible (noise variance above `NOISE_NEGLIGIBLE` times the signal variance); else the best observation."""
     ok = np.isfinite(self.trace.y)
-    if not self.noisy or self.gp is None or self._n_ok < 2 or not ok.any(): return Optimizer.recommend(self)
+    if not self.noisy or self.gp is None or self._n_ok < 2 or not ok.any(): return Optimizer._best(self)
+    if self.gp.noise < NOISE_NEGLIGIBLE * self.gp.kernel.variance: return Optimizer._best(self)
     gp = copy.deepcopy(self.gp)   # bring a copy up to date: the optimiser's own state and rng stay untouched
     if len(self._U) > gp.n: gp.add(np.array(self._U[gp.n:]), np.array(self._Y[gp.n:]))
-    X = self.trace.X[ok]
-    return X[int(np.argmax(gp.predict(self._to_unit(X))[0]))].copy()
+    idx = np.flatnonzero(ok)
+    mu = gp.predict(self._gp_in(self._to_unit(self.trace.X[idx])))[0]
+    i = int(np.argmax(mu))
+    return int(idx[i]), float(mu[i])
 
-GPOptimizer.recommend = _gp_recommend
-_gp_recommend.__name__, _gp_recommend.__qualname__ = 'recommend', 'GPOptimizer.recommend'
+GPOptimizer._best = _gp_best
 
 # %% ../nbs/04_bo.ipynb #f16a0007
 def _fantasy_gp(self, P:np.ndarray) -> GP:
@@ -674,14 +816,14 @@ def _fantasy_gp(self, P:np.ndarray) -> GP:
 
 def _maximize_acq_pending(self):
     "Maximise the acquisition of the fantasy GP; never return a pending point."
-    P = self._to_unit(self.pending)
+    P = self._gp_in(self._to_unit(self.pending))
     gp, acq = self.gp, self.acquisition
     fix_best = getattr(acq, 'best', 0.) is None     # EI/PI: improve on the real observations, not on the lies
     try:
         self.gp = self._fantasy_gp(P)
         if fix_best: acq.best = float(np.max([y for y, imp in zip(self._Y, self._imputed) if not imp]))
         u, val = self._maximize_acq()
-        if np.abs(P - u).max(1).min() < 1e-6:
+        if np.abs(P - self._gp_in(u)).max(1).min() < 1e-6:
             u = self.rng.random(self.dim); val = float(acq(self.gp, u[None])[0])
     finally:
         self.gp = gp
@@ -705,29 +847,32 @@ def _from_trace(cls,
         if 'method' not in m: raise ValueError("the trace does not name its method; call from_trace on the method's class")
         cls = get_method(m['method'])
     if m.get('x_omitted'): raise ValueError("the trace was saved without its points; it cannot be resumed")
+    space = Space.from_spec(m['space']) if m.get('space') else None
     if bounds is None: bounds = problem.bounds if problem is not None else m.get('bounds')
     if bounds is None: raise ValueError("the trace does not record its bounds; pass problem= or bounds=")
     opts = {**m.get('options', {}), **options}
     seed = m.get('seed') if rng is None else None
     X, y, f = trace.X, trace.y, trace.f
     def build(r):
-        opt = cls(bounds, rng=r, **opts)
+        opt = cls(space if space is not None else bounds, rng=r, minimize=bool(m.get('minimize', False)), **opts)
         if opt.dim != trace.dim: raise ValueError(f"the trace's points have dimension {trace.dim}, the bounds {opt.dim}")
         if problem is not None: opt.prepare_run(problem, max(int(m.get('budget') or 0), len(trace), 1))
+        else: opt._restore(m)
         return opt
+    errors = {int(k) for k in m.get('errors', {})}   # objectives that raised drew no observation noise
     if replay and isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
         opt, noisy = build(int(seed)), problem is not None and problem.noise_std > 0
         for i in range(len(trace)):
-            if not np.array_equal(opt.ask(), X[i]):
+            if not np.array_equal(opt._next(), X[i]):
                 warnings.warn(f"{opt.name}: replaying the trace with seed {seed} diverged at evaluation {i + 1}; "
                               "telling the points instead (the continuation will differ from an uninterrupted run)",
                               stacklevel=2)
                 break
-            if noisy: opt._noise_rng.standard_normal()   # the draw `run` made for this evaluation's noise
-            opt.tell(X[i], y[i], f[i])
+            if noisy and i not in errors: opt._noise_rng.standard_normal()   # the draw `run` made for its noise
+            opt._record(X[i], y[i], f[i], {})
         else: return _adopt_trace(opt, trace, seed, True)
     opt = build(seed if rng is None else rng)
-    for i in range(len(trace)): opt.tell(X[i], y[i], f[i])
+    for i in range(len(trace)): opt._record(X[i], y[i], f[i], {})
     return _adopt_trace(opt, trace, seed if rng is None else _seed_of(rng), False)
 
 def _seed_of(rng): return int(rng) if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) else None

@@ -171,6 +171,10 @@ def skin_problem(real_data:bool=False, # UCI Skin Segmentation from OpenML (need
     return Problem(acc, [[0.1, 1.], [5., 15.], [0.5, 1.], [0.1, 1.], [0., 10.]], f_opt=1.0,
                    name='boosting-' + ('skin' if real_data else 'skin-standin'))
 
+# %% ../nbs/50_boo.ipynb #b5e1a001
+from .functions import register_problem
+for _n, _f in (('boo-elasticnet', elasticnet_problem), ('boo-mlp', mlp_problem), ('boo-skin', skin_problem)): register_problem(_n, _f)
+
 # %% ../nbs/50_boo.ipynb #9614d270
 from .experiments import Experiment, register_experiment
 

@@ -8,16 +8,17 @@ import math, time, functools
 import numpy as np
 from scipy.sparse.csgraph import shortest_path
 from .core import as_rng, Finite, FiniteProblem
-from .gp import SE, GP, _chol
+from .gp import SE, GP, CandidatePosterior, _chol
 from .bo import register_method, FiniteGPOptimizer
 
 # %% auto #0
-__all__ = ['H_SCALES', 'HIMMELBLAU_MEAN', 'HIMMELBLAU_SD', 'CHAINING_PROBLEMS', 'FIG2_METHODS', 'INVARIANCE_SIZES', 'RATES_SIZES',
-           'canonical_dist2', 'canonical_pairs', 'greedy_cover', 'n_levels', 'eps_level', 'nested_covers', 'h_value',
-           'chaining_bonus', 'ChainingUCB', 'chaining_se', 'se_sample_cube', 'chaining_se_nested', 'himmelblau_trend',
+__all__ = ['H_SCALES', 'COVER_SIZES', 'HIMMELBLAU_MEAN', 'HIMMELBLAU_SD', 'CHAINING_PROBLEMS', 'FIG2_METHODS', 'INVARIANCE_SIZES',
+           'RATES_SIZES', 'REGIME_SETTINGS', 'REGIME_PROBLEMS', 'canonical_dist2', 'canonical_pairs', 'greedy_cover',
+           'n_levels', 'eps_level', 'nested_covers', 'h_value', 'chaining_bonus', 'active_levels', 'ChainingUCB',
+           'replay_cover_acts', 'chaining_se', 'se_sample_cube', 'chaining_se_nested', 'himmelblau_trend',
            'himmelblau_lengthscale', 'chaining_himmelblau', 'random_digraphs', 'shortest_path_features',
            'chaining_graphs', 'chaining_problem', 'fig2_problems', 'chaining_fig2', 'chaining_hscale',
-           'chaining_invariance', 'chaining_rates', 'chaining_spot']
+           'chaining_invariance', 'chaining_rates', 'chaining_spot', 'chaining_regime']
 
 # %% ../nbs/30_chaining.ipynb #c3000006
 def canonical_dist2(cov, # (N, N) posterior covariance k_n of f over the candidates
@@ -233,10 +234,21 @@ def chaining_bonus(sigma, # (N,) posterior sd
     return b
 
 # %% ../nbs/30_chaining.ipynb #c3000019
+COVER_SIZES = ('greedy', 'one')
+
+def active_levels(sigma, # (N,) posterior sd
+                  sigma_min:float, # the (floored) smallest sd
+                  L:int, # number of levels
+                 ) -> int:
+    "The levels whose step separates candidates: sigma_min <= eps_i < max sigma (the others add the same H_i to all or none)."
+    smax = float(np.max(sigma))
+    return sum(1 for i in range(1, L + 1) if sigma_min <= eps_level(i) < smax)
+
 @register_method('chaining-ucb')
 class ChainingUCB(FiniteGPOptimizer):
     "Chaining-UCB (Contal, Malherbe & Vayatis 2015, Algorithm 1): UCB with a step-shaped bonus from nested greedy covers."
     defaults = dict(h_scale='alg1',     # 'alg1': H_i with eps_i (Algorithm 1); 'theory': eps_{i-1} (App. A.2, Eq. 8)
+                    cover_sizes='greedy', # 'greedy': |T_i| of Algorithm 1's covers; 'one': |T_i| = 1 (the ablation without covers)
                     sigma_floor=1e-6,   # floor on sigma_min (the number of levels stays finite)
                     max_levels=30,      # cap on the number of levels
                     dtype='float32')    # precision of the distance matrix (only compared with thresholds)
@@ -244,27 +256,80 @@ class ChainingUCB(FiniteGPOptimizer):
     def setup(self):
         super().setup()
         if self.options['h_scale'] not in H_SCALES: raise ValueError(f"h_scale must be one of {H_SCALES}, got {self.options['h_scale']!r}")
+        if self.options['cover_sizes'] not in COVER_SIZES:
+            raise ValueError(f"cover_sizes must be one of {COVER_SIZES}, got {self.options['cover_sizes']!r}")
         if self.options['dtype'] not in ('float32', 'float64'): raise ValueError("dtype must be 'float32' or 'float64'")
         self._dense = False
+
+    def covers(self, L:int) -> list:
+        "Algorithm 1's nested covers T_1..T_L under the current posterior metric d_t (pairs within eps_1, or dense)."
+        dt = np.dtype(self.options['dtype'])
+        D2 = None if self._dense else canonical_pairs(self.post.cov, dtype=dt)   # the pairs within eps_1, or None if too many
+        if D2 is None:                                  # d_n only shrinks as data arrive: once dense, always dense
+            self._dense = True; D2 = canonical_dist2(self.post.cov, dtype=dt)
+        return nested_covers(D2, L)
 
     def score(self, t):
         o, post = self.options, self.post
         sigma = post.sigma
         smin = max(float(sigma.min()), o['sigma_floor'])
         L = n_levels(smin, o['max_levels'])
-        dt = np.dtype(o['dtype'])
-        D2 = None if self._dense else canonical_pairs(post.cov, dtype=dt)   # the pairs within eps_1, or None if too many
-        if D2 is None:                                  # d_n only shrinks as data arrive: once dense, always dense
-            self._dense = True; D2 = canonical_dist2(post.cov, dtype=dt)
-        T = nested_covers(D2, L)
-        H = [h_value(eps_level(i), len(T[i - 1]), i, t, o['delta'], o['h_scale']) for i in range(1, L + 1)]
+        T = self.covers(L) if o['cover_sizes'] == 'greedy' else [np.zeros(1, dtype=np.int64)] * L
+        hs = lambda size, i: h_value(eps_level(i), size, i, t, o['delta'], o['h_scale'])
+        H = [hs(len(T[i - 1]), i) for i in range(1, L + 1)]
         bonus = chaining_bonus(sigma, H, smin)
         self.last = dict(T=T, H=H, sigma_min=smin, bonus=bonus)    # for inspection (not saved)
         diag = dict(n_levels=L, sigma_min=smin, bonus=0.)
         for i in range(1, L + 1): diag[f'T_{i}'], diag[f'H_{i}'] = len(T[i - 1]), H[i - 1]
         s = post.mu + bonus
-        diag['bonus'] = float(bonus[int(np.argmax(s))])
+        j = int(np.argmax(s))
+        diag['bonus'] = float(bonus[j])
+        # the mechanism diagnostic: would the same score with every |T_i| = 1 choose another point?
+        j1 = int(np.argmax(post.mu + chaining_bonus(sigma, [hs(1, i) for i in range(1, L + 1)], smin)))
+        diag['cover_acts'], diag['active_levels'] = float(j1 != j), active_levels(sigma, smin, L)
         return s, diag
+
+# %% ../nbs/30_chaining.ipynb #c30mech2
+class _LowRankPosterior:
+    "mu and sigma over the candidates from n observations in O(N n) per observation: V = L^{-1} K[I, :], z = L^{-1} y."
+    def __init__(self, K, noise:float, n_max:int):
+        self.K, self.noise, self.m = K, noise, 0
+        self.V, self.z = np.zeros((n_max, len(K))), np.zeros(n_max)
+        self.mu, self.var = np.zeros(len(K)), np.diagonal(K).astype(float).copy()
+    @property
+    def sigma(self): return np.sqrt(np.maximum(self.var, 0.))
+    def add(self, j:int, y:float):
+        m, c = self.m, self.V[:self.m, j]                       # c = L^{-1} K[I, j]: the new row of the Cholesky factor
+        l = math.sqrt(max(self.K[j, j] + self.noise - c @ c, 1e-300))
+        self.V[m] = (self.K[j] - c @ self.V[:m]) / l
+        self.z[m] = (y - c @ self.z[:m]) / l
+        self.mu += self.V[m] * self.z[m]; self.var -= self.V[m] ** 2; self.m += 1
+
+def replay_cover_acts(trace, # a cached Chaining-UCB run (its points, observations and recorded H_i)
+                      problem, # its problem (the prior Gram matrix and the noise sd)
+                     ) -> dict:
+    """The mechanism diagnostic of a cached run, recomputed along its posterior: per BO step `cover_acts`, `active_levels`,
+    and `agrees` (the replayed score's arg max is the point the run chose). The posterior's mean and deviations are rebuilt
+    in O(N n) per step (the covers are not needed: the run recorded its H_i)."""
+    d = trace.diagnostics
+    o = {**FiniteGPOptimizer.defaults, **ChainingUCB.defaults, **(trace.meta.get('options') or {})}
+    eta = o['noise_std'] if o['noise_std'] is not None else problem.noise_std
+    post = _LowRankPosterior(problem.domain.gram_matrix(o['kernel']), max(float(eta)**2, 1e-10), len(trace))
+    idx, y = np.asarray(trace.X[:, 0], dtype=int), trace.y
+    n0 = int(np.sum(d['init'] > 0))
+    for k in range(n0): post.add(idx[k], y[k])
+    out = dict(cover_acts=[], active_levels=[], agrees=[])
+    for k in range(n0, len(trace)):
+        t, sigma = k - n0 + 1, post.sigma
+        smin = max(o['sigma_floor'], float(sigma.min())); L = n_levels(smin, o['max_levels'])
+        H = [d[f'H_{i}'][k] for i in range(1, L + 1)]
+        H1 = [h_value(eps_level(i), 1, i, t, o['delta'], o['h_scale']) for i in range(1, L + 1)]
+        j = int(np.argmax(post.mu + chaining_bonus(sigma, H, smin)))
+        j1 = int(np.argmax(post.mu + chaining_bonus(sigma, H1, smin)))
+        out['cover_acts'].append(float(j != j1)); out['active_levels'].append(active_levels(sigma, smin, L))
+        out['agrees'].append(bool(j == idx[k]))
+        post.add(idx[k], y[k])
+    return {k: np.array(v) for k, v in out.items()}
 
 # %% ../nbs/30_chaining.ipynb #c3000025
 def _gp_values(K, rng) -> np.ndarray:
@@ -401,6 +466,10 @@ def chaining_problem(name:str, # 'chaining-se', 'chaining-himmelblau' or 'chaini
     if name not in CHAINING_PROBLEMS: raise ValueError(f"unknown problem {name!r}; known: {sorted(CHAINING_PROBLEMS)}")
     return CHAINING_PROBLEMS[name](N=N, seed=seed, **kw)
 
+# %% ../nbs/30_chaining.ipynb #b3e1a001
+from .functions import register_problem
+for _n, _f in CHAINING_PROBLEMS.items(): register_problem(_n, _f)
+
 # %% ../nbs/30_chaining.ipynb #c3000030
 from .experiments import Experiment, register_experiment
 
@@ -460,3 +529,17 @@ def chaining_spot(scale:str='quick'):
     return Experiment('chaining-spot', group='chaining', methods=FIG2_METHODS,
                       problems={k: v for k, v in fig2_problems(N).items() if k != 'SE sample'},
                       seeds=6 if full else 2, budget=110 if full else 30)
+
+REGIME_SETTINGS = {'full': dict(N=1000, budget=160, seeds=32), 'quick': dict(N=300, budget=40, seeds=2)}
+REGIME_PROBLEMS = {'side 20': dict(side=20.), 'side 10': dict(side=10.), 'side 5': dict(side=5.),
+                   'side 10, η = 0.01': dict(side=10., noise_std=0.01)}
+
+@register_experiment(name='chaining-regime')
+def chaining_regime(scale:str='quick'):
+    """Where the covers act: SE samples (l = 1) on squares of side 20 (Fig. 2), 10 and 5 and at lower noise, longer runs,
+    Chaining-UCB with and without its covers (|T_i| = 1), GP-UCB and random search; values only (store_x=False)."""
+    s = REGIME_SETTINGS['full' if scale == 'full' else 'quick']
+    return Experiment('chaining-regime', group='chaining', store_x=False,
+                      methods={**FIG2_METHODS, 'Chaining-UCB (|T_i| = 1)': ('chaining-ucb', {'cover_sizes': 'one'})},
+                      problems={k: functools.partial(chaining_se, N=s['N'], **kw) for k, kw in REGIME_PROBLEMS.items()},
+                      seeds=s['seeds'], budget=s['budget'])

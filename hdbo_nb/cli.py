@@ -52,16 +52,22 @@ def cmd_list(args) -> int:
     for name in sorted(METHODS): print(f"  {name:<22} {_first_line(METHODS[name].__doc__)}")
     from hdbo_nb.functions import PROBLEMS
     print("\nproblems:")
+    w = max(map(len, PROBLEMS))
     for name in sorted(PROBLEMS):
         b = PROBLEMS[name]
-        dim = f"{b.dim}-d" if b.dim else "any dim"
-        print(f"  {name:<22} {dim:<8} {b.summary}")
+        dim = f"{b.dim}-d" if b.dim else ("varies" if b.factory else "any dim")
+        print(f"  {name:<{w}} {dim:<8} {b.summary}")
     return 0
 
 # %% ../nbs/05a_cli.ipynb #fb1ded54
 def cmd_run(args) -> int:
     "Run (or resume) an experiment sweep into the cache."
     exp = ex.get_experiment(args.experiment, args.scale)
+    cpus = ex.available_cpus()
+    if args.jobs == -1: args.jobs = cpus
+    if args.jobs > cpus and (args.backend == 'loky' or args.scheduler is None):   # a remote cluster has its own
+        print(f"note: --jobs {args.jobs} is more than the {cpus} CPU(s) available here; using {cpus}", file=sys.stderr)
+        args.jobs = cpus
     print(f"{exp!r} -> {os.path.join(args.cache, exp.group, exp.name)}", flush=True)   # where run_experiment writes
     # run_experiment checks that the cache can be written before it runs anything (an OSError: exit code 1)
     rep = ex.run_experiment(exp, args.cache, n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
@@ -99,9 +105,8 @@ def cmd_claims(args) -> int:
 # %% ../nbs/05a_cli.ipynb #3c4e63ce
 def cmd_demo(args) -> int:
     "GP-UCB on a benchmark: progress bar, best value, simple regret and a regret plot."
-    from hdbo_nb.bo import optimize, get_method, METHODS
+    from hdbo_nb.bo import optimize, get_method
     from hdbo_nb.functions import get_problem
-    if args.method not in METHODS: ex.load_all()
     get_method(args.method)
     problem = get_problem(args.problem)
     if args.budget < 2: raise ValueError(f"--budget must be at least 2, got {args.budget}")
@@ -149,6 +154,14 @@ def _add_scale(p):
     g.add_argument('--full', dest='scale', action='store_const', const='full', help='the full experiment')
     p.set_defaults(scale='quick')
 
+def _jobs(s:str) -> int:
+    "`--jobs`: a positive number of workers, or -1 for every CPU available."
+    try: n = int(s)
+    except ValueError: n = None
+    if n is None or not (n >= 1 or n == -1):
+        raise argparse.ArgumentTypeError(f"must be a positive number of workers, or -1 for every CPU available, got {s!r}")
+    return n
+
 def make_parser() -> argparse.ArgumentParser:
     "The `hdbo` argument parser."
     p = argparse.ArgumentParser(prog='hdbo', description='Bayesian optimisation experiments: list, run, plot, demo, claims.',
@@ -159,7 +172,8 @@ def make_parser() -> argparse.ArgumentParser:
     cache_default = os.environ.get('HDBO_CACHE', 'results')
     s = sub.add_parser('run', help='run or resume an experiment sweep')
     s.add_argument('experiment'); _add_scale(s)
-    s.add_argument('--jobs', '-j', type=int, default=1, help='parallel workers (-1: all cores; default 1)')
+    s.add_argument('--jobs', '-j', type=_jobs, default=1,
+                   help='parallel workers (-1: every CPU available; more are capped to the CPUs; default 1)')
     s.add_argument('--cache', default=cache_default, help='cache directory (default %(default)s, or $HDBO_CACHE)')
     s.add_argument('--backend', choices=['loky', 'dask'], default='loky', help='joblib backend (default loky)')
     s.add_argument('--scheduler', default=None, help='Dask scheduler address (default: a local cluster of --jobs workers)')

@@ -133,6 +133,17 @@ def uniform(bounds:np.ndarray, # (D, 2) box
     return b[:, 0] + (b[:, 1] - b[:, 0]) * as_rng(rng).random((n, len(b)))
 
 # %% ../nbs/00_core.ipynb #3490880c
+class _NotANumber(TypeError, ValueError):
+    "An objective value that is not a number (a string, None, an object, an array of several): refused, never converted."
+
+def _number(v, what:str='y') -> float:
+    "`v` as a float when it is a number (or a size-1 numeric array); NaN and inf pass (they mark failures)."
+    a = None if isinstance(v, (str, bytes)) else np.asarray(v)
+    if a is None or a.dtype.kind not in 'biuf':
+        raise _NotANumber(f"{what} must be a number (NaN or inf marks a failed evaluation), got {v!r} ({type(v).__name__})")
+    if a.size != 1: raise _NotANumber(f"{what} must be a scalar, got shape {a.shape}")
+    return float(a.reshape(()))
+
 class Problem:
     "A function to maximise on a box, with its known optimum and observation noise."
     def __init__(self,
@@ -143,6 +154,7 @@ class Problem:
                  noise_std:float=0., # standard deviation of Gaussian observation noise
                  name:str|None=None, # a name for tables and plots
                  vectorized:bool=False, # `f` accepts an (n, D) batch
+                 noise_known:bool=True, # False: `f` may be noisy by an amount nobody stated (a plain function): GP methods fit the noise
                 ):
         self.f, self.bounds, self.vectorized = f, check_bounds(bounds), vectorized
         self.f_opt = None if f_opt is None else float(f_opt)
@@ -151,25 +163,32 @@ class Problem:
             if x_opt.shape[1] != self.dim: raise ValueError(f"x_opt has dimension {x_opt.shape[1]}, bounds {self.dim}")
         self.x_opts = x_opt
         if not (np.isfinite(noise_std) and noise_std >= 0): raise ValueError(f"noise_std must be >= 0, got {noise_std}")
-        self.noise_std = float(noise_std)
+        self.noise_std, self.noise_known = float(noise_std), bool(noise_known)
         self.name = name or getattr(f, '__name__', 'problem')
 
     @property
     def dim(self) -> int: return len(self.bounds)
     @property
     def x_opt(self): return None if self.x_opts is None else self.x_opts[0]
+    @property
+    def says_noiseless(self) -> bool:
+        "Whether the problem states that its observations are exact (`noise_std` 0 and the noise known)."
+        return self.noise_std == 0 and self.noise_known
 
     def __call__(self, x) -> float:
         "The noiseless value f(x) at one point (checked against the bounds)."
         x = check_point(x, self.bounds)
         v = self.f(x[None])[0] if self.vectorized else self.f(x)
-        return float(np.asarray(v).reshape(()))
+        return _number(v, "the objective's value")
 
     def batch(self, X) -> np.ndarray:
         "Noiseless values at the rows of `X` (n, D)."
         X = np.atleast_2d(np.asarray(X, dtype=float))
         if X.shape[1] != self.dim: raise ValueError(f"points must have {self.dim} columns, got {X.shape}")
-        if self.vectorized: return np.asarray(self.f(X), dtype=float).reshape(len(X))
+        if self.vectorized:
+            v = np.asarray(self.f(X))
+            if v.dtype.kind not in 'biuf': raise _NotANumber(f"the objective's values must be numbers, got {v.dtype} values")
+            return v.astype(float).reshape(len(X))
         return np.array([self(x) for x in X])
 
     def evaluate(self, x, rng=None) -> tuple[float, float]:
@@ -182,7 +201,7 @@ class Problem:
     def from_minimization(cls, g, bounds, g_min=None, x_min=None, name=None, **kw):
         "Wrap a function `g` usually *minimised*: the problem maximises f = -g, with f* = -g_min."
         vec = kw.get('vectorized', False)
-        f = (lambda X: -np.asarray(g(X))) if vec else (lambda x: -g(x))
+        f = (lambda X: -np.asarray(g(X))) if vec else (lambda x: -_number(g(x), "the objective's value"))
         f.__name__ = name or getattr(g, '__name__', 'problem')
         return cls(f, bounds, f_opt=None if g_min is None else -g_min, x_opt=x_min, name=name, **kw)
 
@@ -288,7 +307,7 @@ class Trace:
     def add(self, x, y:float, f:float=np.nan, time:float|None=None, **diagnostics):
         "Append one evaluation; `diagnostics` are scalars attached to it (missing ones are NaN)."
         x = np.asarray(x, dtype=float).reshape(self.dim)
-        n = len(self._y)
+        self.meta.pop('best', None)   # a model's choice of the best point is out of date
         self._X.append(x); self._y.append(float(y)); self._f.append(float(f))
         self._t.append(time_now(self._t0) if time is None else float(time))
         for v in self._diag.values(): v.append(np.nan)
@@ -318,13 +337,19 @@ class Trace:
 
     @property
     def best_index(self) -> int:
-        "Index of the best evaluation (by observed value; failures never count)."
+        """Index of the best evaluation: the best observation (failures never count), or, when the run's model found the
+        noise not negligible, the evaluated point with the largest posterior mean (`meta['best']`)."""
         if not len(self): raise ValueError("empty trace")
-        y = np.where(np.isnan(self.y), -np.inf, self.y)
-        return int(np.argmax(y))
-    best_x = property(lambda s: np.array(s.meta['best_x'], dtype=float) if s.meta.get('x_omitted') else s.X[s.best_index],
-                      doc="the point with the best observed value")
-    best_y = property(lambda s: s.y[s.best_index], doc="the best observed value")
+        ok = np.isfinite(self.y)
+        if not ok.any(): raise ValueError(f"no successful evaluation: all {len(self)} evaluations failed (see `trace.y`, NaN)")
+        b = self.meta.get('best')
+        if b and 0 <= int(b['index']) < len(self) and ok[int(b['index'])]: return int(b['index'])
+        return int(np.argmax(np.where(ok, self.y, -np.inf)))
+    best_x = property(lambda s: (s.best_index, np.array(s.meta['best_x'], dtype=float))[1] if s.meta.get('x_omitted')
+                      else s.X[s.best_index], doc="the best point (see `best_index`)")
+    best_y = property(lambda s: float(s.meta['best']['mean']) if s.meta.get('best') and s.best_index == int(s.meta['best']['index'])
+                      else s.y[s.best_index],
+                      doc="the best observed value, or the posterior mean at `best_x` when the run's model found the noise not negligible")
 
     def _f_opt(self, f_opt):
         if f_opt is not None and self.meta.get('minimize'): f_opt = -float(f_opt)   # given in the objective's sign
@@ -342,7 +367,8 @@ class Trace:
 
     def __repr__(self):
         s = f"Trace({self.meta.get('method', '?')} on {self.meta.get('problem', '?')}: {len(self)} evaluations"
-        if len(self): s += f", best_y={self.best_y:.6g}"
+        if np.isfinite(self.y).any(): s += f", best_y={self.best_y:.6g}"
+        elif len(self): s += ", all failed"
         return s + ")"
 
 # %% ../nbs/00_core.ipynb #46aea642
@@ -400,7 +426,7 @@ def _save(self,
     path = os.fspath(path)
     meta = dict(self.meta, n_evals=len(self))
     if not store_x and len(self) and not self.meta.get('x_omitted'):
-        meta.update(x_omitted=True, best_x=self.best_x.tolist())
+        meta.update(x_omitted=True, best_x=self.best_x.tolist() if np.isfinite(self.y).any() else None)
     X = np.zeros((0, self.dim)) if meta.get('x_omitted') else self.X
     if path.endswith('.json'):
         d = _trace_to_dict(self); d['meta'] = _jsonable(meta); d['X'] = X.tolist()
@@ -503,7 +529,7 @@ class progress:
                  total:int|None=None, # number of items (default `len(it)`)
                  desc:str='', # a label
                  disable:bool|None=None, # None: off when HDBO_PROGRESS=0
-                 file=None, # stream for terminal/log output (default stderr)
+                 file=None, # stream for terminal/log output (default stderr; a stream given is written to, also in a notebook)
                  min_interval:float=0.2, # seconds between redraws
                  interval:float|None=None, # longest silence (s) while no item finishes; None: `HDBO_PROGRESS_INTERVAL` or 60; 0: none
                 ):
@@ -511,7 +537,7 @@ class progress:
         self.total = total if total is not None else (len(it) if hasattr(it, '__len__') else None)
         self.disable = os.environ.get('HDBO_PROGRESS', '1') == '0' if disable is None else disable
         self.file, self.min_interval = file or sys.stderr, min_interval
-        self.mode = 'notebook' if _in_notebook() else ('tty' if getattr(self.file, 'isatty', lambda: False)() else 'log')
+        self.mode = 'notebook' if file is None and _in_notebook() else ('tty' if getattr(self.file, 'isatty', lambda: False)() else 'log')
         self.t0, self._last, self._handle, self._logged, self.postfix = time.perf_counter(), 0., None, -1, ''
         self.interval = float(os.environ.get('HDBO_PROGRESS_INTERVAL') or 60) if interval is None else float(interval)
         self._lock, self._stop, self._printed = threading.Lock(), threading.Event(), self.t0
@@ -581,6 +607,7 @@ class progress:
 # %% ../nbs/00_core.ipynb #37626771
 class Real:
     "A real parameter in [low, high], uniform on the unit interval or, with `log`, uniform in log(value)."
+    width = 1   # coordinates the parameter takes
     def __init__(self,
                  low:float, # smallest value
                  high:float, # largest value (> low)
@@ -613,6 +640,7 @@ class Real:
 
 class Integer:
     "An integer parameter in {low, ..., high}: the unit interval in high - low + 1 equal cells."
+    width = 1   # coordinates the parameter takes
     def __init__(self,
                  low:int, # smallest value
                  high:int, # largest value (> low)
@@ -640,33 +668,44 @@ class Integer:
     def __repr__(self): return f"Integer({self.low}, {self.high})"
 
 class Categorical:
-    "One of a list of choices: the unit interval in one equal cell per choice, in the order given."
+    """One of a list of choices, with no order implied: one coordinate per choice (one-hot; the largest coordinate wins).
+    Two choices, or `ordered=True`, take one coordinate cut into one cell per choice, in the order given."""
     def __init__(self,
                  choices, # the possible values (any objects; distinct)
+                 ordered:bool=False, # the choices are ordered (small < medium < large): one coordinate, cells in this order
                 ):
         if isinstance(choices, (str, bytes)): raise ValueError(f"Categorical needs a list of choices, got the string {choices!r}")
         choices = list(choices)
         if not choices: raise ValueError("Categorical needs at least one choice")
         if any(choices.index(c) != i for i, c in enumerate(choices)): raise ValueError(f"Categorical choices must be distinct, got {choices}")
-        self.choices = choices
+        self.choices, self.ordered = choices, bool(ordered)
 
     @property
     def n(self) -> int: return len(self.choices)
-    def decode(self, u:float):
-        "The choice in the cell of `u`."
-        return self.choices[min(int(math.floor(min(max(float(u), 0.), 1.) * self.n)), self.n - 1)]
-    def encode(self, v) -> float:
-        "The centre of the cell of the choice `v`."
+    @property
+    def width(self) -> int:
+        "Coordinates the parameter takes: one per choice (one-hot), or one when ordered or with at most two choices."
+        return 1 if self.ordered or self.n <= 2 else self.n
+    def decode(self, u):
+        "The choice at `u`: the cell of a number in [0, 1], or the largest of `width` one-hot coordinates."
+        u = np.asarray(u, dtype=float).reshape(-1)
+        if len(u) != self.width: raise ValueError(f"{self!r} takes {self.width} coordinate(s), got {len(u)}")
+        if self.width > 1: return self.choices[int(np.argmax(u))]
+        return self.choices[min(int(math.floor(min(max(float(u[0]), 0.), 1.) * self.n)), self.n - 1)]
+    def encode(self, v) -> np.ndarray:
+        "The point (`width`,) of the choice `v`: its one-hot vector, or the centre of its cell."
         if v not in self.choices: raise ValueError(f"{v!r} is not one of {self.choices}")
-        return (self.choices.index(v) + 0.5) / self.n
+        i = self.choices.index(v)
+        return np.eye(self.n)[i] if self.width > 1 else np.array([(i + 0.5) / self.n])
     def spec(self) -> dict:
         "A JSON-able description."
-        return dict(type='categorical', choices=list(self.choices))
-    def __repr__(self): return f"Categorical({self.choices!r})"
+        return dict(type='categorical', choices=list(self.choices), **(dict(ordered=True) if self.ordered else {}))
+    def __repr__(self): return f"Categorical({self.choices!r}{', ordered=True' if self.ordered else ''})"
+
 
 # %% ../nbs/00_core.ipynb #bab4b541
 class Space:
-    "Named parameters (`Real`, `Integer`, `Categorical`) mapped one coordinate each to the unit box [0, 1]^D."
+    "Named parameters (`Real`, `Integer`, `Categorical`) mapped to the unit box [0, 1]^D: one coordinate each, one per choice for a categorical."
     def __init__(self,
                  params:dict|None=None, # {name: parameter}, in coordinate order (or give them as keyword arguments)
                  **kw, # name=parameter
@@ -678,34 +717,58 @@ class Space:
             if not isinstance(p, (Real, Integer, Categorical)):
                 raise TypeError(f"parameter {k!r} must be a Real, Integer or Categorical, got {p!r}")
         self.params = dict(params)
+        w = np.cumsum([0] + [p.width for p in self.params.values()])
+        self._slices = {k: slice(int(a), int(b)) for k, a, b in zip(self.params, w[:-1], w[1:])}
 
     names = property(lambda s: list(s.params), doc="the parameter names, in coordinate order")
-    dim = property(lambda s: len(s.params), doc="D, one coordinate per parameter")
+    dim = property(lambda s: max(sl.stop for sl in s._slices.values()), doc="D, the coordinates of the unit box")
     bounds = property(lambda s: np.tile([0., 1.], (s.dim, 1)), doc="the unit box, (D, 2)")
-    def __len__(self): return self.dim
+    def __len__(self): return len(self.params)
+
+    def _check(self, u) -> np.ndarray:
+        u = np.asarray(u, dtype=float).reshape(-1)
+        if len(u) != self.dim: raise ValueError(f"a point of this space has {self.dim} coordinates, got {len(u)}")
+        return u
 
     def decode(self, u) -> dict:
         "The parameters `{name: value}` at a point `u` of the unit box, shape (D,)."
-        u = np.asarray(u, dtype=float).reshape(-1)
-        if len(u) != self.dim: raise ValueError(f"a point of this space has {self.dim} coordinates, got {len(u)}")
-        return {k: p.decode(v) for (k, p), v in zip(self.params.items(), u)}
+        u = self._check(u)
+        return {k: p.decode(u[self._slices[k]]) if p.width > 1 else p.decode(u[self._slices[k].start])
+                for k, p in self.params.items()}
 
     def encode(self, values:dict) -> np.ndarray:
-        "The unit-box point (D,) of a dict of parameter values (integers and choices at the centre of their cell)."
+        "The unit-box point (D,) of a dict of parameter values (integers at the centre of their cell, choices one-hot)."
+        if not isinstance(values, dict): raise TypeError(f"values must be a dict {{name: value}}, got {type(values).__name__}")
         missing, extra = set(self.params) - set(values), set(values) - set(self.params)
         if missing or extra: raise ValueError(f"values must have exactly the keys {self.names}; missing {sorted(missing)}, unknown {sorted(extra)}")
-        return np.array([p.encode(values[k]) for k, p in self.params.items()])
+        return np.concatenate([np.atleast_1d(p.encode(values[k])) for k, p in self.params.items()]).astype(float)
+
+    def snap(self, U) -> np.ndarray:
+        """The points that stand for what the parameters at `U` (n, D) or (D,) decode to: reals unchanged, integers and
+        ordered choices at the centre of their cell, unordered choices at the one-hot vertex of the largest coordinate."""
+        U = np.asarray(U, dtype=float)
+        out = np.clip(np.atleast_2d(U), 0., 1.)
+        if out.shape[1] != self.dim: raise ValueError(f"points of this space have {self.dim} coordinates, got {out.shape}")
+        for k, p in self.params.items():
+            s = self._slices[k]
+            if isinstance(p, Real): continue
+            if s.stop - s.start > 1:
+                out[:, s] = np.eye(s.stop - s.start)[np.argmax(out[:, s], axis=1)]
+            else:
+                out[:, s.start] = (np.minimum(np.floor(out[:, s.start] * p.n), p.n - 1) + 0.5) / p.n
+        return out.reshape(U.shape)
 
     def problem(self,
                 f, # objective on a dict {name: value} -> float
                 minimize:bool=False, # `f` is to be minimised (the problem maximises -f)
                 name:str|None=None, # a label (default: `f.__name__`)
                ) -> Problem:
-        "The `Problem` on the unit box whose objective decodes each point and calls `f` with the dict."
+        "The `Problem` on the unit box whose objective decodes each point and calls `f` with the dict (its noise unknown)."
         if not callable(f): raise TypeError(f"f must be callable, got {type(f).__name__}")
         def g(u): return f(self.decode(u))
         g.__name__ = name or getattr(f, '__name__', 'problem')
-        return Problem.from_minimization(g, self.bounds, name=g.__name__) if minimize else Problem(g, self.bounds, name=g.__name__)
+        if minimize: return Problem.from_minimization(g, self.bounds, name=g.__name__, noise_known=False)
+        return Problem(g, self.bounds, name=g.__name__, noise_known=False)
 
     def spec(self) -> list:
         "A JSON-able description (stored in a trace's metadata); `Space.from_spec` rebuilds the space."
@@ -715,7 +778,8 @@ class Space:
     def from_spec(cls, spec:list) -> Space:
         "The space described by `spec()`."
         make = dict(real=lambda d: Real(d['low'], d['high'], d.get('log', False)),
-                    integer=lambda d: Integer(d['low'], d['high']), categorical=lambda d: Categorical(d['choices']))
+                    integer=lambda d: Integer(d['low'], d['high']),
+                    categorical=lambda d: Categorical(d['choices'], d.get('ordered', False)))
         return cls({d['name']: make[d['type']](d) for d in spec})
 
     def __repr__(self): return f"Space({', '.join(f'{k}={p!r}' for k, p in self.params.items())})"
@@ -732,3 +796,33 @@ def _best_params(self) -> dict:
 
 Trace.best_value = property(_best_value, doc=_best_value.__doc__)
 Trace.best_params = property(_best_params, doc=_best_params.__doc__)
+
+# %% ../nbs/00_core.ipynb #c0e1b004
+def _plot(self,
+          ax=None, # a matplotlib Axes to draw on (default: a new figure)
+          label:str|None=None, # the legend entry of the best-so-far line (default 'best so far')
+         ):
+    "Best value so far against evaluations, in the objective's own sign, over every observation; returns the Axes."
+    import matplotlib.pyplot as plt
+    if ax is None: _, ax = plt.subplots(figsize=(5.5, 3.4))
+    s = -1. if self.meta.get('minimize') else 1.
+    t, y = np.arange(1, len(self) + 1), self.y
+    ok = np.isfinite(y)
+    best = np.fmax.accumulate(np.where(ok, y, -np.inf)) if len(self) else np.zeros(0)
+    best = np.where(np.isfinite(best), s * best, np.nan)   # nothing before the first success
+    ax.plot(t[ok], s * y[ok], '.', color='0.55', ms=4, label='observations')
+    ax.step(t, best, where='post', lw=1.8, color='C0', label=label or 'best so far')
+    if (~ok).any():
+        ax.plot(t[~ok], np.zeros((~ok).sum()), 'x', color='C3', ms=5, clip_on=False, transform=ax.get_xaxis_transform(),
+                label=f'failed ({(~ok).sum()})')
+    if self.meta.get('best') and ok.any():
+        ax.plot([self.best_index + 1], [s * self.best_y], '*', color='C1', ms=10, label='reported (posterior mean)')
+    if self.meta.get('f_opt') is not None: ax.axhline(s * float(self.meta['f_opt']), color='k', ls='--', lw=1, label='optimum')
+    ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))
+    ax.set_xlabel('evaluations'); ax.set_ylabel('value (minimised)' if s < 0 else 'value')
+    ax.set_title(f"{self.meta.get('method', '?')} on {self.meta.get('problem', '?')}", fontsize=10)
+    ax.grid(True, alpha=0.3); ax.legend(fontsize=8)
+    return ax
+
+Trace.plot = _plot
+_plot.__name__, _plot.__qualname__ = 'plot', 'Trace.plot'   # documented as the method it is

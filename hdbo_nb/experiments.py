@@ -9,15 +9,16 @@ from dataclasses import dataclass, field
 from contextlib import contextmanager
 import numpy as np
 from .core import Problem, Trace, CorruptTraceError, as_rng, progress, _jsonable, _atomic_write
+from .registry import Registry, load_all
 from typing import Callable
 
 # %% auto #0
-__all__ = ['BLAS_ENV_VARS', 'MAX_X_VALUES', 'REGRET_LABELS', 'INTERVALS', 'EXPERIMENTS', 'SCALES', 'PAPER_MODULES',
-           'default_blas_threads', 'set_blas_env', 'Experiment', 'run_hash', 'Run', 'code_version', 'experiment_runs',
-           'CorruptCacheWarning', 'parallel_map', 'SweepReport', 'validate_experiment', 'check_writable_dir',
+__all__ = ['BLAS_ENV_VARS', 'MAX_X_VALUES', 'REGRET_LABELS', 'INTERVALS', 'EXPERIMENTS', 'SCALES', 'default_blas_threads',
+           'set_blas_env', 'Experiment', 'run_hash', 'Run', 'code_version', 'experiment_runs', 'CorruptCacheWarning',
+           'available_cpus', 'check_jobs', 'parallel_map', 'SweepReport', 'validate_experiment', 'check_writable_dir',
            'run_experiment', 'reuse_loaded_traces', 'Results', 'load_results', 'default_cache_dir', 'read_cached',
            'cached_compute', 'regret_curves', 'mean_interval', 'method_legend', 'plot_regret', 'summary_table',
-           'register_experiment', 'get_experiment', 'list_experiments', 'load_all', 'smoke', 'baselines']
+           'register_experiment', 'get_experiment', 'list_experiments', 'smoke', 'baselines']
 
 # %% ../nbs/05_experiments.ipynb #6c967cae
 BLAS_ENV_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS',
@@ -220,8 +221,7 @@ def code_version(method:str) -> str:
     import hdbo_nb
     mods = {'hdbo_nb.core', 'hdbo_nb.gp', 'hdbo_nb.acquisition', 'hdbo_nb.bo'}
     try:
-        from hdbo_nb.bo import get_method, METHODS
-        if method not in METHODS: load_all()
+        from hdbo_nb.bo import get_method
         mods |= {c.__module__ for c in get_method(method).__mro__ if c.__module__.startswith('hdbo_nb.')}
     except (ValueError, TypeError): pass   # not a registered method (a custom runner's name)
     h = hashlib.sha1()
@@ -257,10 +257,9 @@ def _check_cached(run:Run, path:str, quarantine:bool=True):
 
 # %% ../nbs/05_experiments.ipynb #c3e167d2
 def _optimize(problem, method, budget, rng=None, _check_only=False, **options):
-    "The default runner: `hdbo_nb.bo.optimize` (imported in the worker, with the paper modules when needed)."
-    from hdbo_nb.bo import optimize, METHODS
-    if isinstance(method, str) and method not in METHODS: load_all()  # paper methods register on import
-    if _check_only: return None
+    "The default runner: `hdbo_nb.bo.optimize` (imported in the worker; a paper's method is found by its name)."
+    from hdbo_nb.bo import optimize, get_method
+    if _check_only: get_method(method); return None
     return optimize(problem, method, budget, rng=rng, **options)
 
 MAX_X_VALUES = 200_000   # runs with more stored coordinates (D x evaluations) keep only their best point
@@ -286,6 +285,27 @@ def _execute(run:Run, blas_threads:int=1):
     return run, tr, None
 
 # %% ../nbs/05_experiments.ipynb #8b75a5e3
+def available_cpus() -> int:
+    "The CPUs this process may run on (its affinity mask where the system has one, else the machine's count)."
+    try: return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError): return os.cpu_count() or 1
+
+def check_jobs(n_jobs, # workers asked for
+               what:str='n_jobs', # how to name it in messages
+              ) -> int:
+    """`n_jobs` as a number of local workers: -1 is every CPU available; 0, other negative numbers and non-integers are
+    errors; more than the CPUs available is capped to them, with a warning (more workers than CPUs only slow a sweep)."""
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or not (n_jobs >= 1 or n_jobs == -1):
+        raise ValueError(f"{what} must be a positive number of workers, or -1 for every CPU available "
+                         f"({available_cpus()} here), got {n_jobs!r}")
+    cpus = available_cpus()
+    if n_jobs == -1: return cpus
+    if n_jobs > cpus:
+        warnings.warn(f"{what}={n_jobs} is more than the {cpus} CPU(s) available: using {cpus} "
+                      "(more workers than CPUs only slow a sweep down)", stacklevel=2)
+        return cpus
+    return int(n_jobs)
+
 def _dask_client(scheduler, n_jobs:int):
     "(client, close) for `scheduler`: an address, a Client, a cluster, or None (a local cluster)."
     try: from dask.distributed import Client, LocalCluster
@@ -368,13 +388,14 @@ def _isolated_map(fn, tasks:list, n:int, on_failure):
 
 def parallel_map(fn, # function of one task
                  tasks:list, # the tasks
-                 n_jobs:int=1, # workers (loky); -1 all cores
+                 n_jobs:int=1, # workers (loky, or a Dask LocalCluster); -1: every CPU available (see `check_jobs`)
                  backend:str='loky', # 'loky' (processes on this machine) or 'dask'
                  scheduler=None, # Dask: scheduler address, Client, or None for a LocalCluster
                  on_failure=None, # `on_failure(task, cause)`, yielded for a task whose worker died or whose `fn` raised
                 ):
     "Yield `fn(task)` for each task, in completion order."
     if backend not in ('loky', 'dask'): raise ValueError(f"backend must be 'loky' or 'dask', got {backend!r}")
+    if backend == 'loky' or scheduler is None: n_jobs = check_jobs(n_jobs)
     if not tasks: return
     if backend == 'loky' and (n_jobs == 1 or len(tasks) == 1):
         for t in tasks:
@@ -385,7 +406,7 @@ def parallel_map(fn, # function of one task
         return
     from joblib import Parallel, delayed, parallel_backend
     if backend == 'loky':
-        n = min(len(tasks), os.cpu_count() or 1) if n_jobs in (None, -1) else min(int(n_jobs), len(tasks))
+        n = min(n_jobs, len(tasks))
         if on_failure is not None: yield from _isolated_map(fn, tasks, n, on_failure); return
         yield from Parallel(n_jobs=n, backend='loky', return_as='generator_unordered')(delayed(fn)(t) for t in tasks)
         return
@@ -441,8 +462,7 @@ def _record_failure(run:Run, cache_dir, cause:str):
 def validate_experiment(exp:Experiment, runner=None):
     "Check every method and named problem of `exp` exists (a clear error with the closest names otherwise)."
     if runner is None:
-        from hdbo_nb.bo import get_method, METHODS
-        if any(m not in METHODS for m, _ in exp.methods.values()): load_all()
+        from hdbo_nb.bo import get_method
         for m, _ in exp.methods.values(): get_method(m)
     named = [p for p in exp.problems.values() if isinstance(p, tuple)]
     if named:
@@ -463,7 +483,7 @@ def check_writable_dir(path, # a directory, created if missing
 
 def run_experiment(exp:Experiment|str, # an Experiment, or a registered name (see `scale`)
                    cache_dir='results', # the cache directory; runs go in `cache_dir/exp.name/`
-                   n_jobs:int=1, # parallel workers (-1: all cores)
+                   n_jobs:int=1, # parallel workers (-1: every CPU available; more than the CPUs available are capped)
                    backend:str='loky', # 'loky' or 'dask'
                    scheduler=None, # Dask scheduler address or Client (None: a LocalCluster of `n_jobs` workers)
                    scale:str='quick', # when `exp` is a name: 'quick' or 'full'
@@ -475,6 +495,7 @@ def run_experiment(exp:Experiment|str, # an Experiment, or a registered name (se
                   ) -> SweepReport:
     "Run every run of `exp` that is not in the cache; save each trace atomically as it arrives."
     if isinstance(exp, str): exp = get_experiment(exp, scale)
+    if backend == 'loky' or scheduler is None: n_jobs = check_jobs(n_jobs)   # before any compute
     validate_experiment(exp, runner)
     blas_threads = default_blas_threads() if blas_threads is None else int(blas_threads)
     set_blas_env(blas_threads)  # inherited by the worker processes started below
@@ -673,7 +694,8 @@ def plot_regret(results:Results, # from `load_results`
     for k, trs in results.items():   # no known optimum: the best value found so far, on a linear axis
         if k in known: continue
         A = np.full((len(trs), max([t.meta.get('budget') or len(t) for t in trs])), np.nan)
-        for i, t in enumerate(trs): A[i, :len(t)] = np.fmax.accumulate(t.y) if len(t) else []
+        for i, t in enumerate(trs):   # in the objective's own sign: the minimum so far for a minimisation run
+            A[i, :len(t)] = (-1. if t.meta.get('minimize') else 1.) * np.fmax.accumulate(t.y) if len(t) else []
         curves[k] = A
     exp = getattr(results, 'experiment', None)
     problems = problems or (results.problems if exp else sorted({k[1] for k in curves}))
@@ -743,7 +765,7 @@ def summary_table(results:Results, # from `load_results`
     return '\n'.join(lines)
 
 # %% ../nbs/05_experiments.ipynb #28566500
-EXPERIMENTS: dict = {}
+EXPERIMENTS = Registry('experiment')
 SCALES = ('quick', 'full')
 
 def register_experiment(factory=None, # a function `scale -> Experiment` (used as a decorator)
@@ -753,64 +775,26 @@ def register_experiment(factory=None, # a function `scale -> Experiment` (used a
     if isinstance(factory, str): factory, name = None, factory
     def deco(f):
         n = name or f.__name__.replace('_', '-')
-        EXPERIMENTS[n] = f
+        EXPERIMENTS.register(n, f)
         f.experiment_name = n
         return f
     return deco(factory) if factory is not None else deco
 
-def _closest(name:str, pool, what:str) -> ValueError:
-    close = difflib.get_close_matches(name, list(pool), n=3, cutoff=0.4)
-    hint = f"did you mean {', '.join(map(repr, close))}? " if close else ''
-    return ValueError(f"unknown {what} {name!r}; {hint}known {what}s: {', '.join(sorted(pool)) or '(none)'}")
-
-def get_experiment(name:str, # a registered experiment
+def get_experiment(name:str, # a registered experiment (a paper's is found by itself)
                    scale:str='quick', # 'quick' or 'full'
                   ) -> Experiment:
     "Build the registered experiment `name` at `scale`."
     if scale not in SCALES: raise ValueError(f"scale must be 'quick' or 'full', got {scale!r}")
-    if name not in EXPERIMENTS: load_all()
-    if name not in EXPERIMENTS: raise _closest(name, EXPERIMENTS, 'experiment')
-    exp = EXPERIMENTS[name](scale)
+    factory = EXPERIMENTS.lookup(name)
+    exp = factory(scale)
     if not isinstance(exp, Experiment): raise TypeError(f"experiment factory {name!r} returned {type(exp).__name__}")
     exp.scale = scale
-    if not exp.description: exp.description = (inspect.getdoc(EXPERIMENTS[name]) or '').split('\n')[0]
+    if not exp.description: exp.description = (inspect.getdoc(factory) or '').split('\n')[0]
     return exp
 
 def list_experiments() -> list:
-    "(name, description) of every registered experiment (after `load_all`)."
-    load_all()
-    return [(n, get_experiment(n).description) for n in sorted(EXPERIMENTS)]
-
-# %% ../nbs/05_experiments.ipynb #d4df8692
-PAPER_MODULES = ['hdbo_nb.bo', 'hdbo_nb.baselines', 'hdbo_nb.msucb', 'hdbo_nb.sibo', 'hdbo_nb.chaining',
-                 'hdbo_nb.goucb', 'hdbo_nb.boo']
-_SKIP = {'hdbo_nb.cli', 'hdbo_nb._modidx', 'hdbo_nb.experiments'}
-_LOADED: set = set()
-
-def _discover() -> list:
-    import hdbo_nb
-    found = []
-    for m in pkgutil.walk_packages(hdbo_nb.__path__, 'hdbo_nb.', onerror=lambda n: None):
-        if m.name not in _SKIP and not m.name.rsplit('.', 1)[-1].startswith('_'): found.append(m.name)
-    return found
-
-def load_all(modules:list|None=None, # module names (default: `PAPER_MODULES` plus every package module found)
-            ) -> list:
-    "Import the modules that register methods and experiments; returns the names imported."
-    names = list(dict.fromkeys(modules if modules is not None else PAPER_MODULES + _discover()))
-    done = []
-    for m in names:
-        if m in _LOADED: done.append(m); continue
-        try: importlib.import_module(m)
-        except ModuleNotFoundError as e:
-            if e.name and (m == e.name or m.startswith(e.name + '.')): continue  # the module itself is absent
-            warnings.warn(f"could not import {m}: {e}")
-            continue
-        except Exception as e:
-            warnings.warn(f"could not import {m}: {type(e).__name__}: {e}")
-            continue
-        _LOADED.add(m); done.append(m)
-    return done
+    "(name, description) of every registered experiment (every module that registers names is imported)."
+    return [(n, get_experiment(n).description) for n in EXPERIMENTS.all()]
 
 # %% ../nbs/05_experiments.ipynb #fa6dfcd8
 @register_experiment

@@ -9,13 +9,14 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import minimize, minimize_scalar, linprog
 from .core import Problem, as_rng, check_bounds, uniform
+from .registry import Registry
 from .gp import Matern
 
 # %% auto #0
 __all__ = ['PROBLEMS', 'ALIASES', 'branin', 'camelback', 'hartmann3', 'hartmann6', 'shekel', 'ackley', 'levy', 'rosenbrock',
            'styblinski_tang', 'rastrigin', 'schwefel', 'hyper_ellipsoid', 'axis_parallel_hyper_ellipsoid',
-           'michalewicz', 'Benchmark', 'list_problems', 'get_problem', 'numerical_max', 'rescale', 'random_rotation',
-           'embed', 'problem_table', 'RFFSample', 'gp_sample_problem']
+           'michalewicz', 'Benchmark', 'list_problems', 'register_problem', 'get_problem', 'numerical_max', 'rescale',
+           'random_rotation', 'embed', 'problem_table', 'RFFSample', 'gp_sample_problem']
 
 # %% ../nbs/02_functions.ipynb #f5c6361f
 def _as2d(X, D:int|None=None, name:str='X') -> np.ndarray:
@@ -149,11 +150,12 @@ class Benchmark:
     kw: dict = field(default_factory=dict)  # function-specific keyword defaults (e.g. Shekel's M)
     summary: str = ''               # one line for tables
     maker: callable|None = None     # builds a derived problem instead (augmented camelback)
+    factory: callable|None = None   # a paper's problem: factory(**keywords given to `get_problem`) -> Problem
 
-PROBLEMS: dict[str, Benchmark] = {}
+PROBLEMS = Registry('problem', normalize=lambda s: s.strip().lower().replace('_', '-').replace(' ', '-'))
 
 def _register(b:Benchmark) -> Benchmark:
-    PROBLEMS[b.name] = b; return b
+    PROBLEMS.register(b.name, b); return b
 
 _cube = lambda lo, hi: (lambda d: np.tile([float(lo), float(hi)], (d, 1)))
 _fixed = lambda box: (lambda d: np.array(box, dtype=float))
@@ -216,19 +218,22 @@ ALIASES = {'six-hump-camel': 'camelback', 'six-hump-camelback': 'camelback', 'si
            'shekel': 'shekel10', 'shekel-5': 'shekel5', 'shekel-7': 'shekel7', 'shekel-10': 'shekel10',
            'camelback-augmented': 'augmented-camelback', 'rosen': 'rosenbrock'}
 
-def _canonical(name:str) -> str:
-    if not isinstance(name, str): raise TypeError(f"a problem name must be a string, got {type(name).__name__}")
-    key = name.strip().lower().replace('_', '-').replace(' ', '-')
-    key = ALIASES.get(key, key)
-    if key in PROBLEMS: return key
-    pool = sorted(set(PROBLEMS) | set(ALIASES))
-    close = list(dict.fromkeys(ALIASES.get(c, c) for c in difflib.get_close_matches(key, pool, n=4, cutoff=0.5)))
-    hint = f"did you mean {', '.join(map(repr, close))}? " if close else ''
-    raise ValueError(f"unknown problem {name!r}; {hint}known problems: {', '.join(sorted(PROBLEMS))}")
+PROBLEMS.aliases.update(ALIASES)
 
 def list_problems() -> list[str]:
-    "Names of the registered benchmark problems."
-    return sorted(PROBLEMS)
+    "Names of the registered benchmark functions (with known optima); `PROBLEMS.all()` also gives every paper's problems."
+    return sorted(k for k, b in PROBLEMS.items() if b.factory is None)
+
+def register_problem(name:str, # the name `get_problem` and experiment grids use, e.g. 'chaining-se'
+                     factory, # factory(**keywords) -> Problem: called with the keywords given to `get_problem`
+                     summary:str|None=None, # one line for `hdbo list` (default: the first line of the factory's docstring)
+                     dim:int|None=None, # the problem's dimension where it is fixed (for `hdbo list`)
+                    ):
+    "Register a paper's problem under `name` (its module calls this when imported); returns `factory`."
+    if not callable(factory): raise TypeError(f"factory must be callable, got {type(factory).__name__}")
+    doc = summary if summary is not None else (getattr(factory, '__doc__', None) or '').strip().split('\n')[0]
+    PROBLEMS.register(name, Benchmark(name, None, None, None, dim=dim, summary=doc, factory=factory))
+    return factory
 
 # %% ../nbs/02_functions.ipynb #a8f96d5a
 def _check_dim(spec:Benchmark, dim):
@@ -243,18 +248,37 @@ def _check_dim(spec:Benchmark, dim):
         raise ValueError(f"{spec.name!r} needs an integer dim >= {spec.min_dim}, got {dim!r}")
     return int(dim)
 
-def get_problem(name:str, # a registered name (see `list_problems()`) or alias
+def _from_factory(spec:Benchmark, kw:dict) -> Problem:
+    "A paper's problem from its factory; unknown keywords are a `TypeError` that lists the factory's own."
+    import inspect
+    try: params = inspect.signature(spec.factory).parameters
+    except (TypeError, ValueError): params = None
+    if params is not None and not any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        unknown = sorted(set(kw) - set(params))
+        if unknown: raise TypeError(f"{spec.name!r} takes no keyword(s) {unknown}; it takes {list(params)}")
+    p = spec.factory(**kw)
+    if not isinstance(p, Problem): raise TypeError(f"the factory of {spec.name!r} returned {type(p).__name__}, not a Problem")
+    return p
+
+def get_problem(name:str, # a registered name (see `list_problems()`; a paper's is found by itself) or alias
                 dim:int|None=None, # dimension for dimension-generic functions (default 2); fixed-dim ones check it
-                noise_std:float=0., # standard deviation of Gaussian observation noise
+                noise_std:float|None=None, # standard deviation of Gaussian observation noise (default: a benchmark's 0, a paper problem's own)
                 rescale_to=None, # e.g. (-1, 1) or (0, 1): return the function on that normalised box (see `rescale`)
                 embed_dim:int|None=None, # embed in this many dimensions (see `embed`), before any rescaling
                 active=None, # `embed`: active coordinates (default the first d; 'random' draws them with `rng`)
                 rotate:bool=False, # `embed`: random rotation (needs `rng`: pass an int so every run sees the same function)
                 rng=None, # Generator or seed for a random embedding
-                **kw, # function-specific keywords, e.g. `m` for Michalewicz
+                **kw, # function-specific keywords, e.g. `m` for Michalewicz, or a paper problem's (`N`, `seed`, ...)
                ) -> Problem:
-    "The benchmark `name` as a maximisation `Problem` with its domain, `f_opt` and `x_opt`."
-    spec = PROBLEMS[_canonical(name)]
+    "The problem `name` (a benchmark, or a paper's) as a maximisation `Problem` with its domain, `f_opt` and `x_opt`."
+    spec = PROBLEMS.lookup(name)
+    if spec.factory is not None:
+        p = _from_factory(spec, dict(kw, **({} if dim is None else dict(dim=dim)),
+                                     **({} if noise_std is None else dict(noise_std=noise_std))))
+        if embed_dim is not None: p = embed(p, embed_dim, active=active, rotate=rotate, rng=rng)
+        elif active is not None or rotate: raise ValueError("active/rotate only apply with embed_dim")
+        return p if rescale_to is None else rescale(p, to=rescale_to)
+    if noise_std is None: noise_std = 0.
     if spec.maker is not None:
         return spec.maker(dim=dim, noise_std=noise_std, rescale_to=rescale_to, embed_dim=embed_dim, active=active,
                           rotate=rotate, rng=rng, **kw)

@@ -14,12 +14,13 @@ from .bo import Optimizer, register_method
 from .functions import Benchmark, PROBLEMS
 
 # %% auto #0
-__all__ = ['HPO_EPS', 'HPO_SPACES', 'HPO_MODELS', 'HPO_STAND_INS', 'HPO_FOLDS', 'HPO_DATA', 'HPO_PROBLEMS', 'GOUCB_PRESETS',
-           'GOUCB_F', 'GOUCB_N', 'HPO_BUDGET', 'n_weights', 'MLP', 'goucb_f1', 'goucb_f2', 'goucb_f3', 'goucb_F',
-           'hpo_dim', 'hpo_decode', 'hpo_encode', 'hpo_data', 'hpo_fold', 'hpo_classifier', 'hpo_accuracy',
-           'hpo_problem', 'get_hpo_problem', 'hpo_factory', 'empirical_f_opt', 'with_empirical_f_opt', 'hpo_regret',
-           'oracle_lstsq', 'oracle_gd', 'oracle_adam', 'LinearizedRidge', 'lambda_goucb', 'beta_goucb', 'step5_ascent',
-           'ucb_linearized', 'phase_sizes', 'GOUCB', 'goucb_fig2', 'hpo_methods', 'goucb_fig3', 'goucb_figs45']
+__all__ = ['HPO_EPS', 'HPO_SPACES', 'HPO_MODELS', 'HPO_STAND_INS', 'HPO_FOLDS', 'HPO_DATA', 'HPO_PROBLEMS', 'GOUCB_D1',
+           'GOUCB_PRESETS', 'GOUCB_F', 'GOUCB_N', 'HPO_BUDGET', 'GOUCB_STARTS', 'HPO_TASKS', 'n_weights', 'MLP',
+           'goucb_f1', 'goucb_f2', 'goucb_f3', 'goucb_F', 'hpo_dim', 'hpo_decode', 'hpo_encode', 'hpo_data', 'hpo_fold',
+           'hpo_classifier', 'hpo_accuracy', 'hpo_problem', 'get_hpo_problem', 'hpo_factory', 'empirical_f_opt',
+           'with_empirical_f_opt', 'hpo_regret', 'oracle_lstsq', 'oracle_gd', 'oracle_adam', 'LinearizedRidge',
+           'lambda_goucb', 'beta_goucb', 'step5_ascent', 'ucb_linearized', 'phase_sizes', 'GOUCB', 'goucb_fig2',
+           'hpo_methods', 'goucb_fig3', 'goucb_figs45', 'goucb_starts', 'goucb_skopt']
 
 # %% ../nbs/40_goucb.ipynb #cbb2f1e0
 def n_weights(d_x:int, # input dimension
@@ -349,6 +350,10 @@ def hpo_factory(name:str, # a name of `HPO_PROBLEMS`
     get_hpo_problem(name)   # fails early on a bad name
     return functools.partial(_hpo_fold_problem, name=name, scale=scale)
 
+# %% ../nbs/40_goucb.ipynb #b4e1a001
+from .functions import register_problem
+for _n, (_m, _d) in HPO_PROBLEMS.items(): register_problem(_n, functools.partial(get_hpo_problem, _n), f'GO-UCB App. D.2: tuning {_m} on {_d}, one test fold (fold=0..4)', hpo_dim(_m))
+
 # %% ../nbs/40_goucb.ipynb #ead32644
 def _trace_groups(results:dict) -> dict:
     if not isinstance(results, dict): raise TypeError(f"results must be a dict {{key: [Trace, ...]}}, got {type(results).__name__}")
@@ -551,10 +556,12 @@ def _maximize_ucb(model, ridge, beta, X0, lo, hi, polish:int, rng):
     return bx, bv
 
 # %% ../nbs/40_goucb.ipynb #03475a7e
-GOUCB_PRESETS = {
-    'paper': dict(oracle='gd', oracle_lr=1e-11, oracle_iters=2000, F_rule='range', beta='paper', step5='ascent'),
-    'trained': dict(oracle='adam', oracle_lr=1e-2, oracle_iters=2000, F_rule='max|y|', beta='paper', step5='ascent'),
-    'linearized': dict(oracle='adam', oracle_lr=1e-2, oracle_iters=2000, F_rule='max|y|', beta='d_w', step5='ucb'),
+GOUCB_D1 = dict(oracle_lr=1e-11, oracle_iters=2000, lam='paper', beta='paper', eta=1e-4, iters=2000)   # what App. D.1 states
+GOUCB_PRESETS = {   # App. D.1's constants; where it is silent, our choices (named)
+    'paper': dict(GOUCB_D1, oracle='gd', F_rule='range', step5='ascent', starts=8, incumbent_start=None),
+    'trained': dict(GOUCB_D1, oracle='adam', oracle_lr=1e-2, F_rule='max|y|', step5='ascent', starts=8, incumbent_start=None),
+    'linearized': dict(GOUCB_D1, oracle='adam', oracle_lr=1e-2, F_rule='max|y|', beta='d_w', step5='ucb', starts=8,
+                       incumbent_start=None),
 }
 GOUCB_F = {n: goucb_F(n) for n in ('goucb-f1', 'goucb-f2', 'goucb-f3')}
 
@@ -573,15 +580,16 @@ class GOUCB(Optimizer):
         hidden=25,            # hidden units (the paper: 25)
         n_init=None,          # Phase I length n (default: n = sqrt(T) from the budget)
         T=None,               # Phase II length (default: budget - n); needed before the first ask in ask/tell use
-        lam='paper',          # 'paper' (sqrt(T) log^2 T) or a number
+        lam=None,             # None: the preset's; 'paper' (sqrt(T) log^2 T) or a number
         beta=None,            # None: the preset's; 'paper' (d_w^3 F^4 t/T), 'd_w', a number, or f(t, T, d_w, F)
         beta_scale=1.,        # multiplier on beta_t
         F=None,               # sup |f| for beta_t (None: the preset's rule)
         oracle=None,          # None: the preset's; 'gd', 'adam' or 'lstsq'
         oracle_lr=None, oracle_iters=None,
-        eta=1e-4,             # Step 5 step size (App. D.1)
-        iters=2000,           # Step 5 iterations (App. D.1)
-        starts=8,             # Step 5 starts: the incumbent and starts - 1 uniform points (1: one uniform start)
+        eta=None,             # None: the preset's; Step 5 step size (App. D.1: 1e-4)
+        iters=None,           # None: the preset's; Step 5 iterations K (App. D.1: 2000)
+        starts=None,          # None: the preset's (8); Step 5 starts (App. D.1 is silent)
+        incumbent_start=None, # the first start is the best point so far (None: when starts > 1); the rest are uniform
         step5=None,           # None: the preset's; 'ascent' or 'ucb'
         scale_x=False,        # the model sees x mapped to [0, 1]^d
         n_candidates=1000,    # 'ucb': uniform candidates (plus a quarter as many around the incumbent)
@@ -593,11 +601,13 @@ class GOUCB(Optimizer):
         o = self.options
         if o['config'] not in GOUCB_PRESETS:
             raise ValueError(f"config must be one of {sorted(GOUCB_PRESETS)}, got {o['config']!r}")
-        self.preset = {**GOUCB_PRESETS[o['config']], **{k: o[k] for k in ('oracle', 'oracle_lr', 'oracle_iters', 'beta', 'step5')
+        self.preset = {**GOUCB_PRESETS[o['config']], **{k: o[k] for k in ('oracle', 'oracle_lr', 'oracle_iters', 'beta', 'step5',
+                                                                          'lam', 'eta', 'iters', 'starts', 'incumbent_start')
                                                        if o[k] is not None}}
         if self.preset['oracle'] not in ('gd', 'adam', 'lstsq'): raise ValueError(f"oracle must be 'gd', 'adam' or 'lstsq', got {self.preset['oracle']!r}")
         if self.preset['step5'] not in ('ascent', 'ucb'): raise ValueError(f"step5 must be 'ascent' or 'ucb', got {self.preset['step5']!r}")
-        if int(o['starts']) != o['starts'] or o['starts'] < 1: raise ValueError(f"starts must be a positive integer, got {o['starts']!r}")
+        B = self.preset['starts']
+        if isinstance(B, bool) or int(B) != B or B < 1: raise ValueError(f"starts must be a positive integer, got {B!r}")
         self.model = MLP(self.dim, int(o['hidden']))
         self.n = None if o['n_init'] is None else int(o['n_init'])
         self.T = None if o['T'] is None else int(o['T'])
@@ -624,7 +634,7 @@ class GOUCB(Optimizer):
 
     @property
     def lam(self) -> float:
-        l = self.options['lam']
+        l = self.preset['lam']
         return lambda_goucb(self.T) if l == 'paper' else float(l)
 
     def beta_t(self, t:int) -> float:
@@ -666,11 +676,11 @@ def _goucb_ask(self):
     beta = self.beta_t(t)
     lo, hi = self._box()
     if self.preset['step5'] == 'ascent':
-        inc = np.array(self._X)[int(np.argmax(self._Y))]
-        B = int(o['starts'])
-        X0 = uniform(np.stack([lo, hi], 1), B, self.rng) if B == 1 else np.vstack([inc, uniform(np.stack([lo, hi], 1), B - 1, self.rng)])
+        inc, B, box = np.array(self._X)[int(np.argmax(self._Y))], int(self.preset['starts']), np.stack([lo, hi], 1)
+        at_inc = B > 1 if self.preset['incumbent_start'] is None else bool(self.preset['incumbent_start'])
+        X0 = (np.vstack([inc] + ([uniform(box, B - 1, self.rng)] if B > 1 else [])) if at_inc else uniform(box, B, self.rng))
         self.last_starts = X0
-        z, wt, info = step5_ascent(M, R.w, R.G, R.lam, beta, X0, lo, hi, eta=o['eta'], iters=o['iters'])
+        z, wt, info = step5_ascent(M, R.w, R.G, R.lam, beta, X0, lo, hi, eta=self.preset['eta'], iters=self.preset['iters'])
         diag = dict(ball_bound=float(info['bound']), dist_sigma=math.sqrt(info['q']), w_move=info['w_move'],
                     x_move=info['x_move'], start=float(info['start']))
         self.last_w_tilde = wt
@@ -738,3 +748,29 @@ def goucb_fig3(scale:str='quick'):
 def goucb_figs45(scale:str='quick'):
     "GO-UCB paper Figs. 4-5 (App. D.2) on labelled stand-ins of the Australian and Diabetes data (not bundled here)."
     return _hpo_experiment('goucb-figs45', ('australian-stand-in', 'diabetes-stand-in'), scale)
+
+GOUCB_STARTS = {   # Step 5's starts (App. D.1 is silent); the 'paper' preset uses the incumbent and 7 uniform points
+    'GO-UCB (paper, 1 uniform start)': dict(starts=1, incumbent_start=False),
+    'GO-UCB (paper, 1 start at the incumbent)': dict(starts=1, incumbent_start=True),
+    'GO-UCB (paper, 8 uniform starts)': dict(starts=8, incumbent_start=False)}
+HPO_TASKS = {f'{m} {d}': f'goucb-hpo-{m}-{d}' for d in HPO_DATA for m in ('rf', 'mlp', 'gb')}   # the panels of Figs. 3-5
+
+def _sweep(name:str, methods:dict, scale:str, share_design:bool) -> Experiment:
+    "`methods` on every panel of Figs. 2-5 with the figures' budgets (Figs. 3-5 at full scale); compact storage."
+    n, T = HPO_BUDGET['full']
+    N = {**GOUCB_N, **{lab: n for lab in HPO_TASKS}}
+    problems = {**{p: (f'goucb-{p}', dict(noise_std=0.01)) for p in GOUCB_N}, **{lab: hpo_factory(nm) for lab, nm in HPO_TASKS.items()}}
+    return Experiment(name, group='goucb', methods=methods, problems=problems, seeds=5 if scale == 'full' else 2,
+                      budget={p: k + (k * k if p in GOUCB_N else T) for p, k in N.items()}, store_x=False,
+                      problem_options={p: {m: dict(n_init=k) for m in methods} for p, k in N.items()} if share_design else {})
+
+@register_experiment(name='goucb-starts')
+def goucb_starts(scale:str='quick'):
+    "GO-UCB ('paper') with other Step 5 starts (one uniform, one at the incumbent, 8 uniform) on the panels of Figs. 2-5."
+    return _sweep('goucb-starts', {k: ('go-ucb', dict(config='paper', **v)) for k, v in GOUCB_STARTS.items()}, scale, False)
+
+@register_experiment(name='goucb-skopt')
+def goucb_skopt(scale:str='quick'):
+    "GP-EI, GP-PI and GP-UCB with scikit-optimize's defaults (`defaults='skopt'`) on the panels of Figs. 2-5, GO-UCB's design."
+    return _sweep('goucb-skopt', {f'{m} (skopt)': (m.lower(), dict(defaults='skopt', init='uniform')) for m in ('GP-EI', 'GP-PI', 'GP-UCB')},
+                  scale, True)

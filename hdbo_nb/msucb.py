@@ -509,6 +509,10 @@ def ramp_loss_problem(D:int=5000, # dimension: D-1 weights and the bias
         return 0.5 * (w * w).sum(1) + C * (np.maximum(0, 1 - u) - np.maximum(0, s - u)).sum(1)
     return Problem.from_minimization(g, [[-1., 1.]] * D, name=f'ramp-loss-D{D}-C{C:g}', vectorized=True)
 
+# %% ../nbs/10_msucb.ipynb #b1e1a001
+from .functions import register_problem
+register_problem('msucb-digits', digits_weight_problem); register_problem('msucb-ramp', ramp_loss_problem)
+
 # %% ../nbs/10_msucb.ipynb #8c151701
 ERRATA_PAGE = f'{PAGE}#errata-measured'
 

@@ -11,8 +11,8 @@ from .gp import GP, Matern, GPError
 from .bo import Optimizer, register_method
 
 # %% auto #0
-__all__ = ['partition', 'cell_widths', 'lemma1_bounds', 'lemma2_bound', 'Tree', 'h_max_sqrt', 'boo_nu', 'TreeGP', 'TreeSearch',
-           'SOO', 'GPTreeSearch', 'beta_bamsoo', 'BaMSOO', 'varsigma_imgpo', 'IMGPO']
+__all__ = ['MIN_WIDTH', 'partition', 'cell_widths', 'lemma1_bounds', 'lemma2_bound', 'Tree', 'h_max_sqrt', 'boo_nu', 'TreeGP',
+           'TreeSearch', 'SOO', 'GPTreeSearch', 'beta_bamsoo', 'BaMSOO', 'varsigma_imgpo', 'IMGPO']
 
 # %% ../nbs/06a_optimistic.ipynb #85b12d63
 def partition(lo, # lower corner of the cell, (D,)
@@ -54,12 +54,15 @@ def lemma2_bound(h:int, D:int, a:int=2, b:int=1) -> float:
     return math.sqrt(D) * float(a) ** -math.floor(b * h / D)
 
 # %% ../nbs/06a_optimistic.ipynb #36e728e3
+MIN_WIDTH = 2.0 ** -40 # the narrowest cell side that is still split (unit cube): finer cells' centres would be closer than the evaluation cache tells apart
+
 class Tree:
     "A tree of cells of the unit cube grown by the partition P(a^b; a, b)."
     def __init__(self, D:int, # dimension
                  a:int=2, # parts per split side
                  b:int|None=None, # sides split per expansion (default D)
                  cap:int=1024, # initial storage
+                 min_width:float=MIN_WIDTH, # a cell whose split would make a side narrower than this is final: never split
                 ):
         b = D if b is None else b
         partition(np.zeros(D), np.ones(D), a, b)   # validates a, b
@@ -70,8 +73,9 @@ class Tree:
         self.value = np.full(cap, np.nan)       # the algorithm's score g (f where evaluated)
         self.evaluated = np.zeros(cap, bool)    # f was observed at the centre
         self.ucb_max = np.full(cap, -np.inf)    # largest UCB ever computed at the centre (BOO's I_h)
-        self.n = 1
-        self.leaves = [[0]]                     # leaf ids per depth
+        self.n, self.min_width = 1, float(min_width)
+        self.leaves = [[0]]                     # leaf ids per depth that can still be split
+        self.final = []                         # leaves too narrow to split (at the resolution limit)
 
     @property
     def height(self) -> int:
@@ -94,9 +98,14 @@ class Tree:
         "Centres of the cells `ids`, (n, D) (or (D,) for one id)."
         return self.lo[ids] + 0.5 * self.width[ids]
 
+    def splittable(self, i:int) -> bool:
+        "Whether splitting node `i` keeps every side at least `min_width` wide (its b longest sides are cut in a parts)."
+        return bool(np.sort(self.width[i])[-self.b] / self.a >= self.min_width)
+
     def expand(self, i:int) -> np.ndarray:
-        "Add the m children of leaf `i`; returns their ids."
+        "Add the m children of leaf `i`; returns their ids (children too narrow to split go to `final`, not `leaves`)."
         if self.expanded[i]: raise ValueError(f"node {i} is already expanded")
+        if not self.splittable(i): raise ValueError(f"node {i} is at the resolution limit (min_width={self.min_width:g})")
         clo, cw = partition(self.lo[i], self.width[i], self.a, self.b)
         self._grow(self.m)
         ids = np.arange(self.n, self.n + self.m)
@@ -106,7 +115,8 @@ class Tree:
         self.n += self.m
         self.leaves[h - 1].remove(i)
         if h == len(self.leaves): self.leaves.append([])
-        self.leaves[h].extend(ids.tolist())
+        ok = np.sort(cw, 1)[:, -self.b] / self.a >= self.min_width
+        self.leaves[h].extend(ids[ok].tolist()); self.final.extend(ids[~ok].tolist())
         return ids
 
     def children(self, i:int) -> np.ndarray:
@@ -207,8 +217,12 @@ class TreeSearch(Optimizer):
         raise NotImplementedError
 
     # unit cube <-> box
-    def to_box(self, u): return self.bounds[:, 0] + (self.bounds[:, 1] - self.bounds[:, 0]) * np.asarray(u, dtype=float)
-    def to_unit(self, x): return (np.asarray(x, dtype=float) - self.bounds[:, 0]) / (self.bounds[:, 1] - self.bounds[:, 0])
+    def to_box(self, u):
+        "Unit-cube points `u` mapped onto the problem's box."
+        return self.bounds[:, 0] + (self.bounds[:, 1] - self.bounds[:, 0]) * np.asarray(u, dtype=float)
+    def to_unit(self, x):
+        "Points `x` of the problem's box mapped onto the unit cube."
+        return (np.asarray(x, dtype=float) - self.bounds[:, 0]) / (self.bounds[:, 1] - self.bounds[:, 0])
 
     def _eval(self, u, node:int|None=None):
         """Generator: the value at unit-cube point u, from the cache or by yielding u for evaluation. With `node`, the
@@ -262,6 +276,9 @@ class TreeSearch(Optimizer):
                 h += 1
             if tree.n > self.options['max_nodes']:
                 raise RuntimeError(f"the tree exceeded max_nodes={self.options['max_nodes']} after {self.n_evals} evaluations")
+            if not expanded and not any(tree.leaves):
+                raise RuntimeError(f"tree search exhausted after {self.n_evals} evaluations: every leaf is at the "
+                                   f"resolution limit (min_width={tree.min_width:g})")
             if expanded or not self.stall_guard: extra = 0
             else: extra += 1
             if not expanded and not self.stall_guard and not any(tree.leaves[:min(tree.height, self.h_max(p)) + 1]):
@@ -434,6 +451,8 @@ class IMGPO(GPTreeSearch):
                         continue
                     cand[h], vmax = i, T.value[i]
                     break
+            if not cand: raise RuntimeError(f"IMGPO exhausted after {self.n_evals} evaluations: every leaf is at the "
+                                            f"resolution limit (min_width={T.min_width:g})")
             for h in sorted(cand):                               # step (iii)
                 xi = next((s for s in range(1, min(self.Xi, T.height - h) + 1) if h + s in cand), 0)
                 if xi and float(self._ucb(self._virtual_centres(cand[h], xi)).max()) < T.value[cand[h + xi]]:

@@ -665,6 +665,10 @@ def true_gradient(problem:Problem, # a simulation: it knows its `A` (or its grad
     D = np.stack([(problem.batch(X + h * a) - problem.batch(X - h * a)) / (2 * h) for a in A], 1)   # (n, k)
     return D @ A
 
+# %% ../nbs/20_sibo.ipynb #b2e1a001
+from .functions import register_problem
+register_problem('sibo-gp', sibo_gp_problem); register_problem('gabor', gabor_problem)
+
 # %% ../nbs/20_sibo.ipynb #2be15063
 from .experiments import Experiment, register_experiment
 

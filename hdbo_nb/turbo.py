@@ -208,7 +208,7 @@ def _propose(self) -> tuple[np.ndarray, dict]:
     "One TR step on the fitted GP: the centre, the box, the candidates, the argmax of a posterior sample (unit cube)."
     center, lb, ub = self._tr_unit()
     X, mask = tr_candidates(center, lb, ub, self.n_candidates, self.rng, self.prob_perturb)
-    i, val = thompson_argmax(self.gp, X, self.rng)
+    i, val = thompson_argmax(self.gp, self._gp_in(X), self.rng)   # on a Space, as the GP sees its points
     return X[i], dict(ts_value=val, n_perturbed=float(mask[i].sum()))
 
 def _trust_region(self) -> tuple[np.ndarray, np.ndarray]:

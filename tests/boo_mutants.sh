@@ -33,3 +33,7 @@ python ../shared/tools/mutants.py tests/test_optimistic.py::test_soo_matches_its
  -m $O "sb = math.sqrt(beta_bamsoo(p, self.eta))" "sb = math.sqrt(beta_bamsoo(p - 1, self.eta))" "BaMSOO: beta_p read at p - 1" \
  -m $O "return mu + varsigma_imgpo(self.M, self.eta) * sd" "return mu + varsigma_imgpo(self.M + 1, self.eta) * sd" "IMGPO: varsigma_M off by one" \
  -m $O "while h <= min(tree.height, self.h_max(p) + extra):" "while h <= min(tree.height, self.h_max(p - 1) + extra):" "SOO/BaMSOO: depth limit read at p - 1"
+python ../shared/tools/mutants.py tests/test_boo.py::test_unlimited_depth_runs_to_the_budget tests/test_optimistic.py::test_tree_stops_splitting_at_the_resolution_limit \
+ -m $O "MIN_WIDTH = 2.0 ** -40" "MIN_WIDTH = 0.0" "no resolution limit (h_max=None dives until the widths underflow)" \
+ -m $O "return bool(np.sort(self.width[i])[-self.b] / self.a >= self.min_width)" "return True" "every node splittable" \
+ -m $O "ok = np.sort(cw, 1)[:, -self.b] / self.a >= self.min_width" "ok = np.ones(len(cw), bool)" "children at the resolution limit kept among the leaves"

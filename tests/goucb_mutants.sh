@@ -27,4 +27,13 @@ python ${MUTANTS:-../shared/tools/mutants.py} tests/test_goucb.py \
  -m $T "elif self.T is None: self.T = budget - self.n" "elif self.T is None: self.T = budget" "T ignores a given n" \
  -m $T "return float(self.options['beta_scale'] * v)" "return float(v)" "beta_scale ignored" \
  -m $T "u = math.sqrt(max(float(R.inv_norm2(M.jac_w(R.w, z[None]))[0]), 0.))" "u = math.sqrt(max(float(R.inv_norm2(M.jac_w(R.w0, z[None]))[0]), 0.))" "u_t with the gradient at w_hat_0" \
- -m $T "if -r.fun > bv: bx, bv = np.clip(r.x, lo, hi), -float(r.fun)" "if False: pass" "linearized: polishing ignored"
+ -m $T "if -r.fun > bv: bx, bv = np.clip(r.x, lo, hi), -float(r.fun)" "if False: pass" "linearized: polishing ignored" \
+ -m $T "GOUCB_D1 = dict(oracle_lr=1e-11," "GOUCB_D1 = dict(oracle_lr=1e-10," "paper preset: App. D.1's oracle learning rate" \
+ -m $T "oracle_iters=2000, lam='paper'" "oracle_iters=1000, lam='paper'" "paper preset: App. D.1's oracle iterations" \
+ -m $T "eta=1e-4, iters=2000)   # what" "eta=1e-3, iters=2000)   # what" "paper preset: App. D.1's Step 5 step size eta" \
+ -m $T "eta=1e-4, iters=2000)   # what" "eta=1e-4, iters=1000)   # what" "paper preset: App. D.1's Step 5 iterations K" \
+ -m $T "'paper': dict(GOUCB_D1, oracle='gd'," "'paper': dict(GOUCB_D1, oracle='adam'," "paper preset: an oracle that trains" \
+ -m $T "'paper': dict(GOUCB_D1, oracle='gd', F_rule='range', step5='ascent', starts=8," "'paper': dict(GOUCB_D1, oracle='gd', F_rule='range', step5='ascent', starts=4," "paper preset: 4 Step 5 starts, not 8" \
+ -m $T "at_inc = B > 1 if" "at_inc = False if" "Step 5: the incumbent is never a start" \
+ -m $T "return math.sqrt(T) * math.log(T)**2" "return math.sqrt(T) * math.log2(T)**2" "lambda with log base 2" \
+ -m $T "return d_w**3 * F**4 * t / T" "return d_w**3 * F**3 * t / T" "beta_t with F^3"

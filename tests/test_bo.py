@@ -84,7 +84,7 @@ def test_lbfgs_never_worse_than_its_samples():
 def test_registry_and_errors():
     assert {'random', 'gp-ucb', 'gp-ei', 'gp-pi'} <= set(METHODS)
     with pytest.raises(ValueError, match="did you mean 'gp-ucb'"): get_method('gp_ucb')
-    with pytest.raises(ValueError, match='registered'): optimize(sphere(), 'no-such-method', 5)
+    with pytest.raises(ValueError, match='known methods'): optimize(sphere(), 'no-such-method', 5)
     with pytest.raises(TypeError): register_method('bad')(dict)
     with pytest.raises(TypeError, match='unknown option'): optimize(sphere(), 'gp-ei', 10, beta=2.)
 
@@ -120,7 +120,13 @@ def test_trace_meta_diagnostics_and_save(tmp_path):
 
 def test_ask_tell_equals_run():
     p = sphere(3)
-    tr = optimize(p, 'gp-ei', 12, rng=4)
+    tr = optimize(p, 'gp-ei', 12, rng=4)   # a Problem that says it is noiseless: the GP keeps a fixed jitter
+    opt = get_method('gp-ei')(p.bounds, rng=4, noise='fixed')
+    for _ in range(12):
+        x = opt.ask(); opt.tell(x, p(x), p(x))
+    np.testing.assert_array_equal(opt.trace.X, tr.X)
+    # ask/tell knows nothing of the noise, as with a plain function: the noise is fitted in both
+    tr = optimize(p.f, 'gp-ei', 12, rng=4, bounds=p.bounds)
     opt = get_method('gp-ei')(p.bounds, rng=4)
     for _ in range(12):
         x = opt.ask(); opt.tell(x, p(x), p(x))
@@ -293,7 +299,7 @@ def test_batches_and_pending_points_are_distinct(name, opts):
 
 def test_batch_run_equals_sequential_when_nothing_pending():
     p = get_problem('branin')
-    o = get_method('gp-ucb')(p.bounds, rng=0)
+    o = get_method('gp-ucb')(p.bounds, rng=0, noise='fixed')   # as `run` on a problem that says it is noiseless
     for _ in range(10):
         x = o.ask(1)[0]; o.tell(x, p(x))
     np.testing.assert_array_equal(o.trace.X, optimize(p, 'gp-ucb', 10, rng=0).X)
@@ -422,3 +428,193 @@ def test_a_gp_ucb_optimiser_pickled_mid_run_continues_identically():
     opt.run(branin, 8)
     opt2 = pickle.loads(pickle.dumps(opt))
     np.testing.assert_array_equal(opt.run(branin, 11).X, opt2.run(branin, 11).X)
+
+
+# ---------------------------------------------------------------- issue 36: a user coming from Optuna or scikit-optimize
+from hdbo_nb.core import Space, Real, Integer, Categorical
+
+def _bowl(x): return float(np.sum((np.asarray(x) - 0.3)**2))   # minimum 0 at 0.3
+
+def test_all_failed_run_has_no_best_point():
+    "Every evaluation failed: `best_x` is no failed point, it refuses as `recommend()` does."
+    tr = optimize(lambda x: float('nan'), 'gp-ei', 6, rng=0, bounds=[[0, 1]] * 2, on_nan='record')
+    assert np.isnan(tr.y).all() and tr.meta['status'] == 'done' and 'all failed' in repr(tr)
+    for get in (lambda: tr.best_x, lambda: tr.best_y, lambda: tr.best_value, lambda: tr.best_index):
+        with pytest.raises(ValueError, match='all 6 evaluations failed'): get()
+    opt = get_method('random')([[0, 1]], rng=0); opt.tell(opt.ask(), float('nan'))
+    with pytest.raises(ValueError, match='no successful evaluation'): opt.recommend()
+
+@pytest.mark.parametrize('value', ['1.0', b'1', None, [1.0, 2.0], {'y': 1.}, 1 + 2j])
+def test_an_objective_returning_a_non_number_is_refused_as_tell_refuses_it(value):
+    opt = get_method('random')([[0, 1]], rng=0)
+    with pytest.raises((TypeError, ValueError), match=r'must be a (number|scalar)'): opt.tell(opt.ask(), value)
+    for kw in (dict(), dict(minimize=True), dict(catch=(TypeError, ValueError))):   # never converted, never caught
+        with pytest.raises(ObjectiveError, match=r'not a number|must be a scalar|raised ValueError') as e:
+            optimize(lambda x: value, 'random', 3, rng=0, bounds=[[0, 1]], **kw)
+        assert len(e.value.trace) == 0
+    if isinstance(value, str):
+        vec = Problem(lambda X: np.array([value] * len(X)), [[0, 1]], vectorized=True)
+        with pytest.raises(ObjectiveError, match='not a number'): optimize(vec, 'random', 2, rng=0)
+        with pytest.raises(TypeError, match='must be numbers'): vec.batch([[0.5]])
+
+def test_a_raising_callback_keeps_the_trace():
+    def cb(opt):
+        if len(opt.trace) == 5: raise RuntimeError('my callback broke')
+    with pytest.raises(RuntimeError, match='my callback broke') as e:
+        optimize(sphere(), 'gp-ei', 10, rng=0, n_init=3, callback=cb)
+    assert len(e.value.trace) == 5 and e.value.trace.meta['status'] == 'failed'
+    np.testing.assert_array_equal(e.value.trace.X, optimize(sphere(), 'gp-ei', 5, rng=0, n_init=3).X)
+
+def test_catch_records_the_failure_with_its_message_and_goes_on(tmp_path):
+    calls = []
+    def sim(x):
+        calls.append(1)
+        if len(calls) in (3, 7): raise ValueError(f'simulator crashed at call {len(calls)}')
+        return -_bowl(x)
+    tr = optimize(sim, 'gp-ei', 12, rng=0, bounds=[[0, 1]] * 2, catch=(ValueError,))
+    assert len(tr) == 12 and tr.meta['status'] == 'done' and np.isfinite(tr.y[7:]).all()
+    assert np.isnan(tr.y[[2, 6]]).all() and list(tr.diagnostics['failed'][[2, 6]]) == [1., 1.]
+    assert tr.meta['errors'] == {'2': 'ValueError: simulator crashed at call 3', '6': 'ValueError: simulator crashed at call 7'}
+    assert Trace.load(tr.save(tmp_path / 't.npz')).meta['errors'] == tr.meta['errors']
+    calls.clear()   # an exception not named in `catch` still stops the run, with the trace
+    with pytest.raises(ObjectiveError, match='simulator crashed') as e: optimize(sim, 'gp-ei', 12, rng=0, bounds=[[0, 1]] * 2, catch=KeyError)
+    assert len(e.value.trace) == 2
+    with pytest.raises(TypeError, match='catch must be'): optimize(sim, 'random', 3, bounds=[[0, 1]], catch='ValueError')
+    with pytest.raises(TypeError, match='catch must be'): optimize(sim, 'random', 3, bounds=[[0, 1]], catch=(KeyboardInterrupt,))
+
+SPACE = Space(lr=Real(1e-4, 1e-1, log=True), layers=Integer(1, 6), act=Categorical(['relu', 'tanh', 'gelu']))
+def _loss(p): return (math.log10(p['lr']) + 2)**2 + 0.1 * (p['layers'] - 3)**2 + {'relu': 0.2, 'tanh': 0.5, 'gelu': 0.}[p['act']]
+
+def test_ask_tell_with_a_space_and_minimisation():
+    "get_method(name)(space, minimize=True): `ask()` returns a dict, `tell(dict, y)` takes the user's own sign."
+    opt = get_method('gp-ei')(SPACE, rng=0, minimize=True)
+    for _ in range(25):
+        p = opt.ask()
+        assert isinstance(p, dict) and set(p) == {'lr', 'layers', 'act'}
+        opt.tell(p, _loss(p))
+    tr = opt.trace
+    assert tr.meta['minimize'] is True and tr.meta['space'] == SPACE.spec()
+    np.testing.assert_allclose(tr.y, [-_loss(SPACE.decode(x)) for x in tr.X])   # stored in the maximisation sign
+    best = opt.recommend()
+    assert isinstance(best, dict) and _loss(best) == pytest.approx(tr.best_value) == pytest.approx(min(map(_loss, map(SPACE.decode, tr.X))))
+    assert tr.best_value < 0.3 and tr.best_params == best
+    # the same run as optimize(f, bounds=space, minimize=True), point for point
+    np.testing.assert_array_equal(optimize(_loss, 'gp-ei', 25, rng=0, bounds=SPACE, minimize=True).X, tr.X)
+    batch = opt.ask(3)
+    assert isinstance(batch, list) and len(batch) == 3 and len(opt.pending) == 3
+    for p in batch: opt.tell(p, _loss(p))
+    assert len(opt.pending) == 0 and len(tr) == 28
+    opt.tell(dict(lr=1e-2, layers=3, act='gelu'), 0.)            # a dict it did not propose: encoded
+    best = opt.recommend()
+    assert tr.best_value == 0. and best['lr'] == pytest.approx(1e-2) and (best['layers'], best['act']) == (3, 'gelu')
+    with pytest.raises(TypeError, match='built on a Space'): get_method('gp-ei')([[0, 1]]).tell({'x': 1.}, 0.)
+    with pytest.raises(TypeError, match='minimize must be'): get_method('random')(SPACE, minimize='yes')
+
+@pytest.mark.parametrize('name', ['random', 'gp-ucb', 'turbo'])
+def test_every_box_method_asks_dicts_on_a_space(name):
+    opt = get_method(name)(SPACE, rng=1, minimize=True)
+    for _ in range(12): p = opt.ask(); opt.tell(p, _loss(p))
+    assert isinstance(opt.recommend(), dict) and len(opt.trace) == 12 and opt.trace.best_value > 0
+
+def test_checkpoint_saves_every_evaluation_and_resumes(tmp_path):
+    ck = tmp_path / 'run.npz'
+    full = optimize(_loss, 'gp-ei', 14, rng=3, bounds=SPACE, minimize=True)
+    calls = []
+    def interrupted(p):
+        calls.append(p)
+        if len(calls) == 9: raise KeyboardInterrupt   # Ctrl-C during evaluation 9
+        return _loss(p)
+    with pytest.raises(KeyboardInterrupt):
+        optimize(interrupted, 'gp-ei', 14, rng=3, bounds=SPACE, minimize=True, checkpoint=ck)
+    saved = Trace.load(ck)
+    assert len(saved) == 8 and saved.meta['status'] == 'interrupted'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['run.npz']   # atomic: no temporary file left behind
+    seen = []
+    def rest(p): seen.append(p); return _loss(p)
+    tr = optimize(rest, 'gp-ei', 14, rng=3, bounds=SPACE, minimize=True, checkpoint=ck)
+    assert len(seen) == 6 and tr.meta['resumed'] == dict(n=8, replayed=True)   # only what was missing is evaluated
+    np.testing.assert_array_equal(tr.X, full.X)                                 # as if never interrupted
+    again = Trace.load(ck); assert len(again) == 14 and again.meta['status'] == 'done'
+    assert len(optimize(rest, 'gp-ei', 14, rng=None, bounds=SPACE, minimize=True, checkpoint=ck)) == 14 and len(seen) == 6
+    with pytest.raises(ValueError, match='holds another run'):
+        optimize(_loss, 'gp-ucb', 14, rng=3, bounds=SPACE, minimize=True, checkpoint=ck)
+    with pytest.raises(ValueError, match='holds another run'):
+        optimize(_loss, 'gp-ei', 14, rng=4, bounds=SPACE, minimize=True, checkpoint=ck)
+    with pytest.raises(ValueError, match='.npz'): optimize(_loss, 'gp-ei', 5, bounds=SPACE, checkpoint=tmp_path / 'run.json')
+
+def test_trace_plot_in_the_users_sign():
+    import matplotlib; matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    tr = optimize(lambda x: _bowl(x) + 2., 'random', 10, rng=0, bounds=[[-1, 1]] * 2, minimize=True, f_opt=2.)
+    vals = np.array([_bowl(x) + 2. for x in tr.X])
+    ax = tr.plot()
+    best = [l for l in ax.get_lines() if l.get_label() == 'best so far'][0]
+    np.testing.assert_allclose(best.get_ydata(), np.minimum.accumulate(vals))    # the minimum so far, positive
+    assert [l for l in ax.get_lines() if l.get_label() == 'optimum'][0].get_ydata()[0] == 2.
+    plt.close('all')
+    from hdbo_nb.experiments import plot_regret                                  # and the sweep plot, f* unknown
+    tr2 = optimize(lambda x: _bowl(x) + 2., 'random', 10, rng=0, bounds=[[-1, 1]] * 2, minimize=True)
+    fig = plot_regret({('random', 'bowl'): [tr2]}, interval='none')
+    np.testing.assert_allclose(fig.axes[0].get_lines()[0].get_ydata(), np.minimum.accumulate(vals))
+    plt.close('all')
+
+def test_noise_is_fitted_for_plain_functions_and_the_best_point_is_the_posterior_means():
+    "A noisy plain function (sigma 0.1, max 0): the GP fits the noise and reports the evaluated point of largest posterior mean."
+    noise = np.random.default_rng(0)
+    def noisy(x): return -_bowl(x) + 0.1 * noise.standard_normal()
+    tr = optimize(noisy, 'gp-ei', 40, rng=0, bounds=[[0, 1]] * 2)
+    assert tr.meta['noise_model'] == 'fit' and tr.meta['best']['by'] == 'posterior mean'
+    best_obs = np.nanmax(tr.y)
+    assert best_obs > 0.05                                    # the best observation is a lucky draw above the maximum 0
+    assert tr.best_y < best_obs and abs(tr.best_y + _bowl(tr.best_x)) < 0.05   # the posterior mean is close to f there
+    assert _bowl(tr.best_x) <= _bowl(tr.X[int(np.nanargmax(tr.y))]) + 1e-12
+    # a problem that says it is noiseless keeps the fixed jitter and the best observation; so does noise='fixed'
+    p = get_problem('branin')
+    for t in (optimize(p, 'gp-ei', 12, rng=0), optimize(p.f, 'gp-ei', 12, rng=0, bounds=p.bounds, noise='fixed')):
+        assert t.meta['noise_model'] == 'fixed' and 'best' not in t.meta and t.best_y == np.max(t.y)
+    # a noiseless plain function: the fitted noise is negligible, the best observation is reported
+    t = optimize(lambda x: -_bowl(x), 'gp-ei', 20, rng=0, bounds=[[0, 1]] * 2)
+    assert t.meta['noise_model'] == 'fit' and 'best' not in t.meta and t.best_y == np.max(t.y)
+
+def test_registered_experiments_keep_their_noise_model_and_refit_schedule():
+    """The new defaults (noise fitted for plain functions, refit_every='auto') do not change what a registered
+    experiment's GP runs do: each of their problems says whether it is noisy, and no such run outgrows `REFIT_AUTO`."""
+    from hdbo_nb.experiments import EXPERIMENTS, get_experiment, experiment_runs
+    from hdbo_nb.bo import REFIT_AUTO
+    names, checked, seen = EXPERIMENTS.all(), 0, set()
+    for name in names:
+        exp = get_experiment(name, 'full')
+        for pl, pspec in exp.problems.items():
+            for ml, (m, _) in exp.methods.items():
+                cls = get_method(m)
+                if not issubclass(cls, GPOptimizer): continue
+                o = {**cls.option_defaults(), **exp.options_for(ml, pl)}
+                if o.get('refit_every', 1) == 'auto': assert exp.budget_for(pl) <= REFIT_AUTO['until'], (name, ml, pl)
+                if o.get('noise') == 'auto' and o.get('fit_noise') is None and (name, pl) not in seen:
+                    seen.add((name, pl))
+                    run = next(r for r in experiment_runs(exp) if r.problem_label == pl)
+                    assert run.make_problem().noise_known, (name, pl)   # so 'auto' fits exactly when noise_std > 0, as before
+                checked += 1
+    assert checked > 50
+
+def test_refit_auto_is_every_5_up_to_200_then_at_a_quarter_more_data():
+    opt = get_method('gp-ei')([[0, 1]], rng=0)
+    def schedule(o, N):
+        o._n_fit, out = 2, []
+        for n in range(3, N + 1):
+            if o._refit_due(n): out.append(n); o._n_fit = n
+        return out
+    auto, five = schedule(opt, 1000), schedule(get_method('gp-ei')([[0, 1]], rng=0, refit_every=5), 1000)
+    assert [n for n in auto if n <= 200] == [n for n in five if n <= 200]           # as before up to 200 points
+    late = [n for n in auto if n > 200]
+    assert len(late) <= 8 and all(b >= 1.25 * a for a, b in zip(late, late[1:]))   # then geometric: 8 refits to 1000
+    assert len([n for n in five if n > 200]) == 160
+
+def test_an_exact_gp_above_2000_observations_warns_and_says_what_to_do():
+    with pytest.warns(UserWarning, match=r"exact GP on up to 2500 observations.*'turbo'"):
+        optimize(sphere(), 'gp-ei', 2500, rng=0, callback=lambda o: True)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        optimize(sphere(), 'gp-ei', 2000, rng=0, callback=lambda o: True)
+        optimize(sphere(), 'random', 5000, rng=0, callback=lambda o: True)

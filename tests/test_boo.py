@@ -60,10 +60,22 @@ def test_claims_evaluate_on_the_committed_cache(scorecard):
     from conftest import paper_results
     res = paper_results(scorecard, 'boo')
     assert len(res) >= 19, [r.claim.id for r in res]     # the theory notebook may register more
-    assert {r.claim.kind for r in res} == {'experiment', 'theory', 'erratum'}
+    assert {r.claim.kind for r in res} == {'experiment', 'theory', 'erratum', 'arithmetic'}
     bad = {r.claim.id: r.error for r in res if r.measurement is None}
     assert not bad, bad
     assert all(r.verdict in VERDICTS for r in res)
+
+def test_boo_claims_read_only_the_cache(monkeypatch):
+    "BOO's claims evaluate from the committed cache alone: no optimiser run and no GP fit while they evaluate."
+    import hdbo_nb.claims as hc
+    from hdbo_nb.core import Trace
+    from hdbo_nb.gp import GP
+    from conftest import CACHE
+    hc.all_claims('boo')
+    def no(*a, **k): raise AssertionError('a BOO claim computes instead of reading the cache')
+    monkeypatch.setattr(Trace, 'add', no); monkeypatch.setattr(GP, 'fit', no)
+    res = hc.evaluate_claims('boo', CACHE, quiet=True)
+    assert not [(r.claim.id, r.error) for r in res if r.verdict == 'error']
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Reference traces. A direct transcription of the paper's Algorithm 1 (Tran-The et al. 2021), written apart from the
@@ -171,3 +183,16 @@ def test_boo_paper_gp_baselines_step_by_step(cls):
             np.testing.assert_allclose(u, res.x, rtol=0, atol=1e-9)
         x = lo + w * u; y = p(x); ys.append(y); opt.tell(x, y)
     assert np.all(opt.trace.diagnostics['refit'][D + 1:] == 1)   # hyperparameters refitted at every step
+
+def test_unlimited_depth_runs_to_the_budget():
+    """h_max=None: BOO on Hartmann-3 dived to depth 44, where distinct centres fell within the evaluation cache's 13
+    decimals (so the dive went on without evaluations) until the cell widths underflowed to 0 and `partition` raised,
+    after about 50 evaluations. The tree now splits no cell below `MIN_WIDTH`: the run spends its whole budget."""
+    from hdbo_nb.optimistic import MIN_WIDTH
+    p = get_problem('hartmann3')
+    opt = BOO(p.bounds, rng=0, h_max=None, refit_every=10)
+    tr = opt.run(p, 70)
+    T = opt.tree
+    assert len(tr) == 70 and len(np.unique(tr.X, axis=0)) == 70              # every evaluation a new point
+    assert np.nanmax(tr.diagnostics['depth']) == 39 and T.final              # the dive stops at the resolution limit
+    assert T.width[:T.n].min() >= MIN_WIDTH and not any(T.splittable(i) for i in T.final)

@@ -34,20 +34,22 @@ def ref_posterior(K0, idx, y, noise):
     A = np.linalg.solve(C, K0[I])
     return A.T @ np.array(y), K0 - K0[:, I] @ A
 
-def ref_step(K0, idx, y, noise, t, delta=0.05, scale=1.):
-    "One iteration of Algorithm 1: (chosen index, [|T_i|], [H_i], sigma_min)."
+def ref_step(K0, idx, y, noise, t, delta=0.05, scale=1., covers=True, diag=False):
+    """One iteration of Algorithm 1: (chosen index, [|T_i|], [H_i], sigma_min); with `diag` also the mechanism diagnostic
+    (whether every |T_i| = 1 changes the arg max, and the levels with sigma_min <= eps_i < max sigma)."""
     mu, cov = ref_posterior(K0, idx, y, noise)
     s2 = np.maximum(np.diag(cov), 0); sigma = np.sqrt(s2)
     D = np.sqrt(np.maximum(s2[:, None] + s2[None] - 2 * cov, 0)); np.fill_diagonal(D, 0)
     smin = max(sigma.min(), 1e-6)
     L = min(math.ceil(1 - math.log2(smin)), 30)
-    H, Ts = [], ref_nested(D, L)
-    sizes = [len(T) for T in Ts]
-    for i in range(1, L + 1):
-        e, T = 2.0 ** (1 - i), Ts[i - 1]
-        H.append(scale * e * math.sqrt(2 * math.log((len(T) + 1) * i**2 * t**2 * math.pi**4 / (36 * delta))))
-    score = mu + sum(H[i - 1] * (sigma > 2.0 ** (1 - i)) for i in range(1, L + 1) if 2.0 ** (1 - i) >= smin)
-    return int(np.argmax(score)), sizes, H, smin
+    sizes = [len(T) for T in ref_nested(D, L)] if covers else [1] * L
+    Hof = lambda sz: [scale * 2.0 ** (1 - i) * math.sqrt(2 * math.log((sz[i - 1] + 1) * i**2 * t**2 * math.pi**4 / (36 * delta)))
+                      for i in range(1, L + 1)]
+    score = lambda H: mu + sum(H[i - 1] * (sigma > 2.0 ** (1 - i)) for i in range(1, L + 1) if 2.0 ** (1 - i) >= smin)
+    H = Hof(sizes); j = int(np.argmax(score(H)))
+    if not diag: return j, sizes, H, smin
+    acts = j != int(np.argmax(score(Hof([1] * L))))
+    return j, sizes, H, smin, acts, sum(smin <= 2.0 ** (1 - i) < sigma.max() for i in range(1, L + 1))
 
 def small_problem(N=120, seed=0, ls=1.0):
     r = np.random.default_rng(seed)
@@ -69,6 +71,60 @@ def test_matches_reference_step_by_step(h_scale, seed):
         assert [d[f'T_{i}'][k] for i in range(1, len(sizes) + 1)] == sizes
         np.testing.assert_allclose([d[f'H_{i}'][k] for i in range(1, len(H) + 1)], H, rtol=1e-12)
         np.testing.assert_allclose(d['sigma_min'][k], smin, rtol=1e-9)
+    _compare(p, tr, range(10, 28, 6), scale=1. if h_scale == 'alg1' else 2.)
+
+def _compare(p, tr, steps, noise=0.05**2, **kw):
+    "The run `tr` on `p` against the reference at the given steps (indices into the trace): choice, covers, H_i, diagnostic."
+    d, X, y = tr.diagnostics, tr.X[:, 0].astype(int), tr.y
+    for k in steps:
+        j, sizes, H, smin, acts, lv = ref_step(p.domain.gram, X[:k].tolist(), y[:k].tolist(), noise, k - 9, diag=True, **kw)
+        assert X[k] == j, f"step {k - 9}: chose {X[k]}, the reference {j}"
+        assert [d[f'T_{i}'][k] for i in range(1, len(sizes) + 1)] == sizes
+        np.testing.assert_allclose([d[f'H_{i}'][k] for i in range(1, len(H) + 1)], H, rtol=1e-12)
+        assert d['cover_acts'][k] == acts and d['active_levels'][k] == lv, f"step {k - 9}: diagnostic"
+
+def test_sparse_path_matches_reference():
+    "A design where few pairs are within eps_1 = 1: the score works on the pairs of the posterior metric (not the dense matrix)."
+    r = np.random.default_rng(8)
+    X = r.uniform(0, 25, (150, 2)); K = SE(1.)(X)
+    p = FiniteProblem(np.linalg.cholesky(K + 1e-6 * np.eye(150)) @ r.standard_normal(150), Finite(X, gram=K), noise_std=0.05)
+    assert np.count_nonzero(K >= 0.5) < 0.02 * 150**2          # d_0^2 = 2 - 2k <= 1: one or two per cent of the pairs
+    dense = []
+    tr = optimize(p, 'chaining-ucb', budget=20, rng=8, dtype='float64', callback=lambda o: dense.append(o._dense))
+    assert not any(dense)                                      # every step took the sparse path (the posterior metric
+    _compare(p, tr, range(10, 20))                             # shrinks near the data: later steps go dense)
+
+def test_many_levels_match_reference():
+    "Low noise: sigma_min near eta, ten levels; the finest covers and a floor on sigma_min would show."
+    r = np.random.default_rng(9)
+    X = r.uniform(0, 5, (110, 2)); K = SE(1.)(X)
+    p = FiniteProblem(np.linalg.cholesky(K + 1e-6 * np.eye(110)) @ r.standard_normal(110), Finite(X, gram=K), noise_std=0.002)
+    tr = optimize(p, 'chaining-ucb', budget=26, rng=9, dtype='float64')
+    assert tr.diagnostics['n_levels'][-1] >= 9 and tr.diagnostics['sigma_min'][-1] < 0.01
+    _compare(p, tr, range(10, 26), noise=0.002**2)
+
+def test_without_covers_matches_reference():
+    "cover_sizes='one': the same staircase with every |T_i| = 1, no covers computed, the covers never act."
+    p = small_problem(seed=3)
+    tr = optimize(p, 'chaining-ucb', budget=24, rng=3, dtype='float64', cover_sizes='one')
+    d, X, y = tr.diagnostics, tr.X[:, 0].astype(int), tr.y
+    for k in range(10, 24):
+        j, sizes, H, smin = ref_step(p.domain.gram, X[:k].tolist(), y[:k].tolist(), 0.05**2, k - 9, covers=False)
+        assert X[k] == j and d['cover_acts'][k] == 0
+        np.testing.assert_allclose([d[f'H_{i}'][k] for i in range(1, len(H) + 1)], H, rtol=1e-12)
+    with pytest.raises(ValueError, match='cover_sizes'): optimize(p, 'chaining-ucb', budget=12, rng=0, cover_sizes='x')
+
+def test_the_covers_act_and_the_replay_agrees():
+    "A dense small square: the covers change the arg max at some steps; replaying the cached-style trace gives the same diagnostic."
+    from hdbo_nb.chaining import replay_cover_acts, chaining_se
+    p = chaining_se(N=300, seed=1, side=5.)
+    tr = optimize(p, 'chaining-ucb', budget=60, rng=1, dtype='float64')
+    d = tr.diagnostics
+    assert d['cover_acts'][10:].sum() > 0
+    _compare(p, tr, [int(k) for k in np.flatnonzero(d['cover_acts'] == 1)[:3]])    # the reference agrees where they act
+    rp = replay_cover_acts(tr, p)
+    assert rp['agrees'].all() and np.array_equal(rp['cover_acts'], d['cover_acts'][10:])
+    assert np.array_equal(rp['active_levels'], d['active_levels'][10:])
 
 def test_levels_reach_the_finest_cover():
     "With small sigma_min the finest levels matter: a long run on a dense design keeps matching the reference."
@@ -209,6 +265,8 @@ def test_bonus_level_at_sigma_min():
     "Algorithm 1's sum runs over sigma_min <= eps_i < sigma(x): a level whose eps_i equals sigma_min counts."
     b = chaining_bonus(np.array([0.25, 0.3, 0.5, 0.6]), [9., 4., 2., 1.], 0.25)
     assert b.tolist() == [0., 2., 2., 4. + 2.]
+    from hdbo_nb.chaining import active_levels            # the same range: eps_2 = 1/2 and eps_3 = 1/4 = sigma_min separate
+    assert active_levels(np.array([0.25, 0.3, 0.5, 0.6]), 0.25, 4) == 2 and active_levels(np.array([0.3, 1.]), 0.3, 3) == 1
 
 def test_reductions():
     opt = ChainingUCB(np.array([[-0.5, 29.5]]), rng=0, domain=Finite(gram=np.eye(30)), noise_std=0.05, n_init=0)
@@ -232,7 +290,7 @@ def test_determinism_logging_and_errors():
     t1, t2 = (optimize(p, 'chaining-ucb', budget=15, rng=3) for _ in range(2))
     assert np.array_equal(t1.X, t2.X) and np.array_equal(t1.y, t2.y)
     d = t1.diagnostics
-    for k in ('n_levels', 'sigma_min', 'T_1', 'H_1', 'step_time', 'bonus'): assert np.isfinite(d[k][10:]).all()
+    for k in ('n_levels', 'sigma_min', 'T_1', 'H_1', 'step_time', 'bonus', 'cover_acts', 'active_levels'): assert np.isfinite(d[k][10:]).all()
     assert METHODS['chaining-ucb'] is ChainingUCB
     with pytest.raises(ValueError, match='h_scale'): optimize(p, 'chaining-ucb', budget=12, rng=0, h_scale='x')
     from hdbo_nb.functions import get_problem
@@ -248,8 +306,9 @@ def test_problems():
     with pytest.raises(ValueError, match='unknown problem'): chaining_problem('nope')
 
 # ---------------------------------------------------------------- the claims scorecard
-CLAIM_KEYS = {'fig1-staircase', 'fig2-se', 'fig2-himmelblau', 'fig2-graphs', 'large-design', 'covering-numbers',
-              'chaining-vs-union', 'theorem1-runs', 'a3-constants', 'a2-lemma', 'h-scale', 'corollary1-rates'}
+CLAIM_KEYS = {'fig1-staircase', 'fig2-se', 'fig2-himmelblau', 'fig2-graphs', 'fig2-covers-act', 'large-design',
+              'covering-numbers', 'chaining-vs-union', 'theorem1-runs', 'a3-constants', 'a2-lemma', 'h-scale', 'a1-path',
+              'greedy-approx', 'corollary1-rates', 'sigma-sum'}
 
 def test_claims_give_verdicts_on_the_cache(scorecard):
     "Every registered Chaining-UCB claim evaluates to a verdict (not an error) on the committed results cache."
@@ -260,4 +319,5 @@ def test_claims_give_verdicts_on_the_cache(scorecard):
     assert all(r.measurement is not None for r in rs), [(r.claim.id, r.error) for r in rs if r.error]
     assert all(r.verdict in VERDICTS and r.measurement.value for r in rs)
     kinds = {r.claim.key: r.claim.kind for r in rs}
-    assert {k for k, v in kinds.items() if v == 'erratum'} == {'a3-constants', 'a2-lemma', 'h-scale'}
+    assert {k for k, v in kinds.items() if v == 'erratum'} == {'a3-constants', 'a2-lemma', 'h-scale', 'a1-path'}
+    assert {k for k, v in kinds.items() if v == 'arithmetic'} == {'fig1-staircase'}

@@ -112,3 +112,15 @@ def test_retry_failed_option():
     from hdbo_nb.cli import make_parser
     assert make_parser().parse_args(['run', 'smoke', '--retry-failed']).retry_failed
     assert not make_parser().parse_args(['run', 'smoke']).retry_failed
+
+@pytest.mark.parametrize('jobs', ['0', '-3'])
+def test_jobs_zero_or_negative_is_a_usage_error(tmp_path, jobs):
+    "It used to wait forever at '0/4 ... eta ?': refused at once, nothing run."
+    p = hdbo('run', 'smoke', '--jobs', jobs, '--cache', str(tmp_path / 'c'), timeout=60)
+    assert p.returncode == 2 and 'positive number of workers' in p.stderr and 'Traceback' not in p.stderr
+    assert not (tmp_path / 'c').exists()
+
+def test_jobs_above_the_cpus_are_capped(tmp_path):
+    p = hdbo('run', 'smoke', '--jobs', '1000', '--cache', str(tmp_path / 'c'), timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert 'CPU(s) available here; using' in p.stderr and '4 runs, 0 cached, 4 run, 0 failed' in p.stdout

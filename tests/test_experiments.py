@@ -354,3 +354,32 @@ def test_store_x_false_keeps_values_and_keys(tmp_path):
     for k in a:
         for ta, tb in zip(a[k], b[k]):
             assert np.isnan(ta.X).all() and np.array_equal(ta.f, tb.f) and np.array_equal(ta.best_x, tb.best_x)
+
+def test_every_committed_run_is_a_registered_run():
+    "Run keys do not change: every trace under results/ is the file of a run some registered experiment (quick or full) asks for."
+    from conftest import CACHE as root
+    from hdbo_nb.experiments import EXPERIMENTS
+    want = {r.path(root) for n in EXPERIMENTS.all() for sc in ('quick', 'full') for r in experiment_runs(get_experiment(n, sc))}
+    have = set(glob.glob(os.path.join(root, '**', '*.npz'), recursive=True))
+    assert len(have) > 1000 and not (have - want), sorted(have - want)[:5]
+
+@pytest.mark.parametrize('jobs', [0, -2, 1.5, True])
+def test_n_jobs_zero_or_negative_is_refused_before_anything_runs(tmp_path, jobs):
+    _RAN.clear()
+    with pytest.raises(ValueError, match='positive number of workers'):
+        run_experiment(TINY, tmp_path, n_jobs=jobs, runner=counting_runner, show_progress=False)
+    assert not _RAN and not list(tmp_path.iterdir())
+    from hdbo_nb.experiments import parallel_map
+    with pytest.raises(ValueError, match='positive number of workers'): list(parallel_map(abs, [1, 2], n_jobs=jobs))
+
+def test_n_jobs_is_capped_at_the_cpus_available(tmp_path, monkeypatch):
+    import hdbo_nb.experiments as ex
+    monkeypatch.setattr(ex, 'available_cpus', lambda: 2)
+    started = []
+    real = ex._isolated_map
+    def spy(fn, tasks, n, on_failure): started.append(n); return real(fn, tasks, n, on_failure)
+    monkeypatch.setattr(ex, '_isolated_map', spy)
+    with pytest.warns(UserWarning, match='n_jobs=1000 is more than the 2 CPU'):
+        rep = run_experiment(TINY, tmp_path, n_jobs=1000, show_progress=False)
+    assert rep.ok and rep.ran == 4 and started == [2]
+    assert ex.check_jobs(-1) == 2

@@ -5,8 +5,8 @@ from scipy.special import expit
 from hdbo_nb.core import Problem
 from hdbo_nb.bo import METHODS, optimize
 from hdbo_nb.functions import get_problem
-from hdbo_nb.goucb import (GOUCB, MLP, LinearizedRidge, oracle_adam, oracle_gd, oracle_lstsq, lambda_goucb, beta_goucb,
-                           phase_sizes, goucb_F, n_weights, ucb_linearized)
+from hdbo_nb.goucb import (GOUCB, GOUCB_PRESETS, MLP, LinearizedRidge, oracle_adam, oracle_gd, oracle_lstsq, lambda_goucb,
+                           beta_goucb, phase_sizes, goucb_F, n_weights, ucb_linearized)
 
 # ---------------------------------------------------------------- a direct reference implementation (tiny model)
 def ref_parts(w, d, h):
@@ -237,7 +237,7 @@ def test_claims_evaluate_on_the_committed_cache(scorecard):
     from hdbo_nb.claims import VERDICTS
     from conftest import paper_results
     rs = paper_results(scorecard, 'goucb')
-    assert len(rs) >= 20 and {r.claim.kind for r in rs} == {'experiment', 'theory', 'erratum'}
+    assert len(rs) >= 20 and {r.claim.kind for r in rs} == {'experiment', 'theory', 'erratum', 'arithmetic'}
     assert [(r.claim.id, r.error) for r in rs if r.measurement is None] == []
     assert all(r.verdict in VERDICTS for r in rs)
     nb = {c.claim.page.partition('#')[0] for c in rs}
@@ -328,3 +328,72 @@ def test_linearized_polish():
             gains.append(u_x - u_C)
         opt.tell(x, p(x))
     assert min(gains) >= 0 and max(gains) > 1e-6
+
+
+# ---------------------------------------------------------------- the 'paper' preset: App. D.1's constants, pinned
+def test_paper_preset_constants():
+    "The 'paper' preset states App. D.1's constants; Step 5's starts (the paper is silent) are named as ours."
+    P = GOUCB_PRESETS['paper']
+    assert (P['oracle'], P['oracle_lr'], P['oracle_iters']) == ('gd', 1e-11, 2000)      # "SGD ... 2000 iterations and 1e-11"
+    assert (P['step5'], P['eta'], P['iters']) == ('ascent', 1e-4, 2000)                # "gradient ascent ... 2000 iterations, 1e-4"
+    assert (P['beta'], P['lam'], P['F_rule']) == ('paper', 'paper', 'range')            # d_w^3 F^4 t/T, sqrt(T) log^2 T, F = sup|f|
+    assert (P['starts'], P['incumbent_start']) == (8, None)                              # ours: the incumbent and 7 uniform points
+
+def test_paper_preset_rounds():
+    "Every Phase II round of config='paper' equals a direct computation with App. D.1's literal constants."
+    p, n, T, F = tiny_problem(), 4, 2, 2.5
+    opt = GOUCB(p.bounds, rng=8, n_init=n, T=T, hidden=H, F=F)          # config='paper' by default, nothing overridden
+    X, y = [], []
+    dw, lam = n_weights(D, H), math.sqrt(T) * math.log(T)**2
+    for k in range(n + T):
+        x = opt.ask()
+        if k == n:      # the oracle: full-batch gradient descent on the MSE, 2000 steps at 1e-11, from the recorded init
+            w = opt.w_init.copy(); Xa, ya = np.array(X), np.array(y)
+            for _ in range(2000):
+                g = sum(2 * (ref_f(w, xi, D, H) - yi) * ref_grads(w, xi, D, H)[0] for xi, yi in zip(Xa, ya)) / n
+                w = w - 1e-11 * g
+            np.testing.assert_allclose(opt.w0, w, rtol=0, atol=1e-13)
+            assert 0 < np.abs(opt.w0 - opt.w_init).max() < 1e-6
+        if k >= n:
+            t = k - n + 1
+            R = opt.ridge
+            assert abs(R.lam - lam) < 1e-12 and abs(opt._pending[x.tobytes()]["beta_t"] - dw**3 * F**4 * t / T) <= 1e-12 * dw**3 * F**4
+            S = opt.last_starts
+            assert len(S) == 8 and np.array_equal(S[0], np.array(X)[int(np.argmax(y))])     # the incumbent first, 7 uniform
+            Sigma = lam * np.eye(dw) + R.G.T @ R.G
+            xr, wr = ref_step5(R.w, Sigma, dw**3 * F**4 * t / T, S, p.bounds[:, 0], p.bounds[:, 1], 1e-4, 2000, D, H)
+            np.testing.assert_allclose(x, xr, rtol=0, atol=1e-9); np.testing.assert_allclose(opt.last_w_tilde, wr, rtol=0, atol=1e-9)
+        yx = p(x); opt.tell(x, yx); X.append(x); y.append(yx)
+
+@pytest.mark.parametrize('starts,inc,first_is_incumbent,B', [(1, None, False, 1), (1, True, True, 1), (3, False, False, 3), (3, None, True, 3)])
+def test_step5_start_options(starts, inc, first_is_incumbent, B):
+    "starts / incumbent_start: how many starts, and whether the first is the best point so far (the rest uniform)."
+    p = tiny_problem()
+    opt = GOUCB(p.bounds, rng=2, n_init=3, T=2, hidden=H, starts=starts, incumbent_start=inc, iters=5, config='trained', oracle_iters=5)
+    for k in range(4):
+        x = opt.ask()
+        if k == 3:
+            S = opt.last_starts; assert len(S) == B
+            inc_x = np.array(opt._X)[int(np.argmax(opt._Y))]
+            assert np.array_equal(S[0], inc_x) == first_is_incumbent
+        opt.tell(x, p(x))
+    with pytest.raises(ValueError, match='starts'): GOUCB(p.bounds, starts=0)
+
+# ---------------------------------------------------------------- the theory checks' helpers
+def test_align_to_and_hessian_norm():
+    "align_to returns the representation of w* nearest the reference (units flipped and permuted back); the Hessian norm is exact."
+    from hdbo_nb.goucb_theory import align_to, aligned_error, hessian_norm
+    m, g = MLP(2, 4), np.random.default_rng(5)
+    w = m.init(g) * 3; W1, b1, w2, b2 = m.unpack(w); perm = [3, 1, 0, 2]; flip = np.array([1., -1., -1., 1.])
+    # flip units 1, 2 (sigma(-z) = 1 - sigma(z)), then permute: the same function
+    W1f, b1f, w2f = W1 * flip[:, None], b1 * flip, w2 * flip
+    b2f = b2 + w2[flip < 0].sum()
+    w_eq = m.pack(W1f[perm], b1f[perm], w2f[perm], b2f)
+    X = g.uniform(-3, 3, (20, 2))
+    np.testing.assert_allclose(m(w_eq, X), m(w, X), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(align_to(m, w_eq, w), w, rtol=0, atol=1e-12)
+    assert aligned_error(m, w_eq, w) < 1e-20
+    e = 1e-5
+    for x, hn in zip(X[:3], hessian_norm(m, w, X[:3])):
+        H = np.array([(m.jac_w(w + e * np.eye(17)[j], x[None])[0] - m.jac_w(w - e * np.eye(17)[j], x[None])[0]) / (2 * e) for j in range(17)])
+        assert abs(hn - np.abs(np.linalg.eigvalsh((H + H.T) / 2)).max()) < 1e-6 * hn

@@ -287,3 +287,10 @@ def test_imgpo_matches_its_pseudocode(name, N, seed, kw):
     np.testing.assert_array_equal(tr.X, X); np.testing.assert_array_equal(tr.y, Y)
     M = 1 + sum(n < N for n in M)                                     # the reference runs on to its next evaluation
     assert M > 1 and opt.M == M                                       # GP-based values were created
+
+def test_tree_stops_splitting_at_the_resolution_limit():
+    T = Tree(2, a=2, b=1, min_width=2.**-3)
+    while T.leaves[-1]: T.expand(T.leaves[-1][0])
+    assert T.height == 6 and T.width[:T.n].min() == 2.**-3                   # both sides split down to 2^-3, no further
+    assert len(T.final) == 2 and all(T.depth[i] == 6 for i in T.final) and not any(T.splittable(i) for i in T.final)
+    with pytest.raises(ValueError, match='resolution limit'): T.expand(T.final[0])

@@ -14,8 +14,8 @@ def test_plain_callable_with_bounds(method):
     assert len(tr) == 12 and len(seen) == 12 and all(s.shape == (2,) for s in seen)
     assert tr.meta['problem'] == 'f' and not tr.meta.get('minimize')
     assert tr.best_y == pytest.approx(max(-bowl(x) for x in tr.X)) and tr.best_value == tr.best_y
-    # the same run as the equivalent Problem: nothing else changes
-    ref = optimize(Problem(f, [[-1, 1]] * 2, name='f'), method, 12, rng=0)
+    # the same run as the equivalent Problem, whose noise is unknown as a plain function's is: nothing else changes
+    ref = optimize(Problem(f, [[-1, 1]] * 2, name='f', noise_known=False), method, 12, rng=0)
     np.testing.assert_array_equal(tr.X, ref.X)
 
 @pytest.mark.parametrize('method', ['random', 'gp-ucb'])
@@ -44,13 +44,13 @@ def test_minimize_survives_save_load(tmp_path):
 SP = Space(lr=Real(1e-4, 1e-1, log=True), width=Real(-2, 3), layers=Integer(1, 5), act=Categorical(['relu', 'tanh', 'gelu']))
 
 def test_space_parameters():
-    assert SP.names == ['lr', 'width', 'layers', 'act'] and SP.dim == 4 and len(SP) == 4
-    np.testing.assert_array_equal(SP.bounds, np.tile([0., 1.], (4, 1)))
-    assert SP.decode([0, 0, 0, 0]) == dict(lr=1e-4, width=-2., layers=1, act='relu')
-    assert SP.decode([1, 1, 1, 1]) == dict(lr=1e-1, width=3., layers=5, act='gelu')
-    assert SP.decode([0.5] * 4)['lr'] == pytest.approx(10**-2.5)     # log scale: the geometric middle
-    assert SP.decode([0.5] * 4)['width'] == pytest.approx(0.5)
-    U = np.random.default_rng(0).random((3000, 4))
+    assert SP.names == ['lr', 'width', 'layers', 'act'] and SP.dim == 6 and len(SP) == 4   # 'act': one coordinate per choice
+    np.testing.assert_array_equal(SP.bounds, np.tile([0., 1.], (6, 1)))
+    assert SP.decode([0, 0, 0, 1, 0, 0]) == dict(lr=1e-4, width=-2., layers=1, act='relu')
+    assert SP.decode([1, 1, 1, 0, 0.1, 0.2]) == dict(lr=1e-1, width=3., layers=5, act='gelu')
+    assert SP.decode([0.5] * 6)['lr'] == pytest.approx(10**-2.5)     # log scale: the geometric middle
+    assert SP.decode([0.5] * 6)['width'] == pytest.approx(0.5)
+    U = np.random.default_rng(0).random((3000, 6))
     P = [SP.decode(u) for u in U]
     lr = np.array([p['lr'] for p in P])
     assert lr.min() >= 1e-4 and lr.max() <= 1e-1
@@ -64,14 +64,14 @@ def test_space_round_trip():
     out = SP.decode(SP.encode(d))
     assert out['lr'] == pytest.approx(3.3e-3) and out['width'] == pytest.approx(0.7)
     assert out['layers'] == 4 and out['act'] == 'tanh'
-    for u in np.random.default_rng(1).random((50, 4)):
+    for u in np.random.default_rng(1).random((50, 6)):
         p = SP.decode(u)
         v = SP.encode(p)
         np.testing.assert_allclose(v[:2], u[:2])                             # reals: the exact inverse
         q = SP.decode(v)                                                     # integers, choices: the same value back
         assert (q['layers'], q['act']) == (p['layers'], p['act'])
         assert q['lr'] == pytest.approx(p['lr']) and q['width'] == pytest.approx(p['width'])
-    assert Space.from_spec(SP.spec()).decode([0.3] * 4) == SP.decode([0.3] * 4)
+    assert Space.from_spec(SP.spec()).decode([0.3] * 6) == SP.decode([0.3] * 6)
 
 @pytest.mark.parametrize('method', ['random', 'gp-ucb'])
 def test_space_in_optimize(method):
@@ -81,7 +81,7 @@ def test_space_in_optimize(method):
         return -(math.log10(p['lr']) + 2)**2 - 0.1 * (p['layers'] - 3)**2 + {'relu': 0., 'tanh': -.5, 'gelu': .2}[p['act']]
     tr = optimize(train, method, 14, rng=0, bounds=SP)
     assert len(seen) == 14 and all(isinstance(p, dict) and set(p) == set(SP.names) for p in seen)
-    assert tr.meta['space'] == SP.spec() and tr.dim == 4
+    assert tr.meta['space'] == SP.spec() and tr.dim == 6
     assert tr.best_params == SP.decode(tr.best_x) and train(tr.best_params) == pytest.approx(tr.best_y)
     assert tr.best_params in seen
 
@@ -116,7 +116,7 @@ def test_space_minimize_and_problem():
     (lambda: SP.encode(dict(lr=1., width=0, layers=1, act='relu')), ValueError, 'outside'),
     (lambda: SP.encode(dict(lr=1e-3, width=0, layers=9, act='relu')), ValueError, 'not an integer in'),
     (lambda: SP.encode(dict(lr=1e-3, width=0, layers=1, act='selu')), ValueError, 'not one of'),
-    (lambda: SP.decode([0.5, 0.5]), ValueError, '4 coordinates'),
+    (lambda: SP.decode([0.5, 0.5]), ValueError, '6 coordinates'),
     (lambda: Trace(1).best_params, ValueError, 'no Space'),
 ])
 def test_bad_input(call, err, msg):

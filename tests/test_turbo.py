@@ -175,7 +175,7 @@ def test_matches_the_reference_loop_step_by_step(D, seed, success_tol, failure_t
     ref = _reference_turbo(_bowl, bounds, budget, seed, 2 * D, n_cand, success_tol, tol, L_min=L_min)
     p = Problem(_bowl, bounds, name='bowl')
     opt = TuRBO(bounds, rng=seed, n_candidates=n_cand, success_tol=success_tol, failure_tol=failure_tol,
-                length_min=L_min)                              # n_init: the default 2D
+                length_min=L_min, noise='fixed')               # n_init: the default 2D; exact values, as `run` on `p`
     for t, r in enumerate(ref):
         x = opt.ask()
         np.testing.assert_allclose(x, r['x'], rtol=0, atol=1e-12, err_msg=f"step {t}")

@@ -9,12 +9,21 @@ Two engines build the same site. `quarto` is nbdev's own `nbdev_docs`, used when
 `offline` needs no Quarto:
 
 1. nbdev processes `nbs/` into `_proc/` exactly as it does before Quarto renders (front matter, show_doc,
-   hidden cells, doc links); only its attempt to install Quarto is switched off.
+   hidden cells, doc links); only its attempt to install Quarto is switched off, and a parameter defaulting to None
+   shows no inferred `NoneType`.
 2. The adapter below turns the Quarto-specific parts into plain notebooks that myst-nb reads: front matter ->
    title and description, `#|` options -> cell tags, `output: asis` -> markdown, callouts -> admonitions,
-   show_doc headings -> the anchors nbdev's doc links (`_modidx`) point at, links to the published site -> relative
-   links. Pages are named after Quarto's `output-file` (`core.html`) and ordered as in `sidebar.yml`.
-3. Sphinx (`-W`, myst-nb, sphinx-book-theme, MathJax served from the site itself) renders `_docs/`.
+   show_doc headings -> the anchors nbdev's doc links (`_modidx`) point at (where the heading lacks that id),
+   links to the published site -> relative links. Pages are named after Quarto's `output-file` (`core.html`) and
+   ordered as in `sidebar.yml`, whose labels title the pages nbdev titles with a module's name (`core`).
+   For readers: a docstring's `*` and `_` that are not emphasis stay literal; a figure's caption is the markdown line
+   right under it when that line starts with "Figure"/"Fig." or is in italics (or `#| fig-cap:`), and gives the
+   figure its alt text; stderr (progress bars, warnings) and, on the papers' pages, the runner's sweep summaries
+   are not shown.
+3. Sphinx (`-W`, myst-nb, sphinx-book-theme, MathJax served from the site itself) renders `_docs/`; the build then
+   lets names break after `_` and `.`, marks API entries in the contents, gives figures their size and the width at
+   which their text stays legible on a phone, and marks printed tables (they keep their columns). The stylesheet
+   keeps every page within a phone's width (display math, tables and wide figures scroll in their own box).
 
 README.md is written from the same adapted cells of `nbs/index.ipynb`, as GitHub-flavoured markdown.
 """
@@ -40,15 +49,18 @@ def _settings():
 # ------------------------------------------------------------------ nbdev's processing (no Quarto)
 def _patch_fastcore():
     """fastcore's docments compares a parameter's default with `!=`, which raises for a numpy-array default and stops
-    nbdev's processing of the whole site: compare by identity (the same answer for every other default)."""
+    nbdev's processing of the whole site: compare by identity (the same answer for every other default). And it gives a
+    parameter without annotation the type of its default, which for `None` is the false `NoneType`: none is shown then."""
     import fastcore.docments as fd
     from inspect import Parameter
     if getattr(fd._get_full, '_hdbo', False): return
     def _get_full(p, docs, eval_str=False):
         anno = p.annotation
         if anno is Parameter.empty:
-            if p.default is not Parameter.empty: anno = type(p.default)
-            elif eval_str: anno = None
+            # fastcore shows the type of the default as the parameter's type: `rng=None` would read `rng:NoneType=None`,
+            # which says the parameter must be None. A None default shows no type (the default is still shown).
+            if p.default is not Parameter.empty and p.default is not None: anno = type(p.default)
+            elif eval_str and p.default is Parameter.empty: anno = None
         return fd.AttrDict(docment=docs.get(p.name), anno=anno, default=p.default, kind=p.kind)
     def _fmt_param(self, nm, p):
         anno, default, kind = p.get('anno', Parameter.empty), p.get('default', Parameter.empty), p.get('kind')
@@ -237,6 +249,11 @@ def unlink_code(text):
     return _CODE.sub(lambda m: re.sub(r'\[(`[^`]+`)\]\([^)\s]*\)', r'\1', m[0]), text)
 
 _SRC_LINK = '[source]({}){{target="_blank" style="float:right; font-size:smaller"}}\n\n'
+_ANY_SRC_LINK = re.compile(r'^\[source\]\([^)\s]*\)(\{[^}]*\})?[ \t]*\n*', re.M)
+
+def git_url():
+    "The repository's URL from settings.ini (`git_url`), without a trailing slash; '' when it has none (no source links then)."
+    return (_settings().get('git_url') or '').strip().rstrip('/')
 
 def source_url(qualname:str):
     "GitHub link to the source of `Class.method` in the package (nbdev links only what its module index knows), or None."
@@ -244,6 +261,7 @@ def source_url(qualname:str):
     cls, _, meth = qualname.partition('.')
     if not meth: return None
     cfg = _settings(); lib = cfg['lib_path'].name if hasattr(cfg['lib_path'], 'name') else str(cfg['lib_path'])
+    if not git_url(): return None
     pkg = importlib.import_module(lib)
     for mi in pkgutil.iter_modules(pkg.__path__):
         try: mod = importlib.import_module(f'{lib}.{mi.name}')
@@ -256,7 +274,7 @@ def source_url(qualname:str):
         try: path, line = Path(inspect.getsourcefile(f)).resolve(), inspect.getsourcelines(f)[1]
         except (OSError, TypeError): return None
         if ROOT not in path.parents: return None
-        return f"{cfg['git_url'].rstrip('/')}/blob/{cfg['branch']}/{path.relative_to(ROOT).as_posix()}#L{line}"
+        return f"{git_url()}/blob/{cfg.get('branch') or 'main'}/{path.relative_to(ROOT).as_posix()}#L{line}"
     return None
 
 def add_source_link(text):
@@ -268,33 +286,155 @@ def add_source_link(text):
     rule = re.match(r'\A\s*---\s*\n', text)                         # where nbdev puts it: after the rule
     return (rule[0] + '\n' if rule else '') + _SRC_LINK.format(url) + text[rule.end() if rule else 0:]
 
+_EMPHASIS = re.compile(r'(?<![\w*\\])\*(?=[^\s*])[^*\n]*?[^\s*\\]\*(?![\w*])')   # *word ...*: emphasis its author meant
+_VERBATIM = re.compile(r'(`+).*?\1|\$\$.+?\$\$|\$[^$\n]+\$|\]\([^)\s]*\)|</?[A-Za-z][^<>\n]*>', re.S)    # code, math, link targets, HTML
+
+def _literal_marks(text):
+    "`*` and `_` that cannot be emphasis as their author wrote them (`f*`, `||M||_*`, `t**a`, `max_{i}`) escaped."
+    def plain(t):
+        t = re.sub(r'(?<!\\)\*', r'\\*', t)
+        return re.sub(r'(?<![\\\w])_|(?<!\\)_(?!\w)', r'\\_', t)
+    def outside_emphasis(t):
+        out, last = [], 0
+        for m in _EMPHASIS.finditer(t): out += [plain(t[last:m.start()]), m[0]]; last = m.end()
+        return ''.join(out + [plain(t[last:])])
+    out, last = [], 0
+    for m in _VERBATIM.finditer(text): out += [outside_emphasis(text[last:m.start()]), m[0]]; last = m.end()
+    return ''.join(out + [outside_emphasis(text[last:])])
+
+def escape_docstrings(text):
+    """nbdev shows a docstring in italics, `*docstring*`, as markdown: a `*` or `_` inside it that is not emphasis (`f* - f(x)`,
+    `||M||_* by FISTA`) pairs with another one and garbles the sentence. Those are escaped; code, math and links are kept."""
+    def para(m):
+        inner = m[2]
+        return m[1] + '*' + _literal_marks(inner) + '*' + m[3]
+    return _outside_code(lambda t: re.sub(r'(^|\n\n)\*(?!\*)(\S(?:(?:(?!\n\n).)*?\S)?)\*(?=\n\n|\Z)()', para, t, flags=re.S), text)
+
+def github_slug(title):
+    "The id MyST gives a heading (`myst_heading_anchors`, GitHub's rule) from its text."
+    return re.sub(r'[^\w\u4e00-\u9fff\- ]', '', title.lower().replace(' ', '-'))
+
+def _heading_text(md):
+    "What a markdown heading shows: link texts, no code or emphasis marks."
+    return re.sub(r'[`*]', '', re.sub(r'\[([^\]]*)\]\([^)]*\)', r'\1', md)).strip()
+
+def heading_anchor(title):
+    """The `<a id>` that gives a heading Quarto's id (nbdev's doc links use it), or '' when the heading has that id already:
+    its section's id (docutils' rule) or MyST's anchor (GitHub's rule)."""
+    from docutils.nodes import make_id
+    text = _heading_text(title)
+    qid, myst_text = pandoc_id(title), re.sub(r'\$[^$]*\$', '', text)    # MyST's slug leaves formulas out, docutils keeps their TeX
+    return '' if not qid or qid in (github_slug(myst_text), make_id(text.replace('$', ''))) else f'<a id="{qid}"></a>\n\n'
+
 def adapt_md(text, site, here, flavour, show_doc=False):
-    if show_doc: text = add_source_link(text)
+    if show_doc:
+        text = add_source_link(text)
+        if not git_url(): text = _ANY_SRC_LINK.sub('', text)     # no repository in settings.ini: no source links
+        text = escape_docstrings(text)
     text = unlink_code(convert_divs(text, flavour))
     text = attr_links(site.fix_links(text, here, flavour), flavour)
     text = join_display_math(unescape_math(text))
     if show_doc:
         text = re.sub(r'\A\s*---\s*\n', '', text)                    # the rule nbdev puts above each entry
         if flavour == 'myst':
-            anchor = lambda m: f'<a id="{pandoc_id(m[2])}"></a>\n\n{m[1]} {m[2]}'
+            anchor = lambda m: f'{heading_anchor(m[2])}{m[1]} {m[2]}'
             text = _outside_code(lambda t: re.sub(r'^(#{2,6}) (.+)$', anchor, t, flags=re.M), text)
     return text
 
+# ------------------------------------------------------------------ figures: captions and alt text
+_CAPTION_START = re.compile(r'(?:[*_]{1,2})?(?:Figure|Fig\.)[\s\d]', re.I)
+
+def caption_of(md):
+    """The caption a markdown cell right under a figure opens with, or None. A caption is the cell's first paragraph when it
+    starts with "Figure"/"Fig." (emphasised or not: `*Figure 2.* ...`, `**Fig. 1**: ...`) or is wholly in italics."""
+    first = re.split(r'\n[ \t]*\n', md.strip(), maxsplit=1)[0].strip()
+    if not first or re.match(r'#|[-+|>:<]|\$\$|```|\d+[.)] ', first): return None
+    if _CAPTION_START.match(first) or re.fullmatch(r'\*(?!\*)\S.*\S\*|_(?!_)\S.*\S_', first, re.S): return first
+    return None
+
+_TEX_WORDS = {'alpha': 'α', 'beta': 'β', 'gamma': 'γ', 'delta': 'δ', 'epsilon': 'ε', 'varepsilon': 'ε', 'zeta': 'ζ', 'eta': 'η',
+              'theta': 'θ', 'kappa': 'κ', 'lambda': 'λ', 'mu': 'μ', 'nu': 'ν', 'xi': 'ξ', 'pi': 'π', 'rho': 'ρ', 'sigma': 'σ',
+              'tau': 'τ', 'phi': 'φ', 'varphi': 'φ', 'chi': 'χ', 'psi': 'ψ', 'omega': 'ω', 'Gamma': 'Γ', 'Delta': 'Δ',
+              'Theta': 'Θ', 'Lambda': 'Λ', 'Sigma': 'Σ', 'Phi': 'Φ', 'Psi': 'Ψ', 'Omega': 'Ω', 'le': '≤', 'leq': '≤', 'ge': '≥',
+              'geq': '≥', 'ne': '≠', 'neq': '≠', 'approx': '≈', 'sim': '~', 'in': '∈', 'times': '×', 'cdot': '·', 'pm': '±',
+              'infty': '∞', 'sum': 'Σ', 'prod': 'Π', 'sqrt': '√', 'to': '→', 'rightarrow': '→', 'ldots': '…', 'dots': '…',
+              'cdots': '…', 'log': 'log', 'exp': 'exp', 'max': 'max', 'min': 'min', 'arg': 'arg', '|': '‖', 'quad': ' ',
+              'qquad': ' ', 'rm': '', 'it': '', 'bf': '', 'displaystyle': '', 'lfloor': '⌊', 'rfloor': '⌋', 'lceil': '⌈',
+              'rceil': '⌉', 'mid': '|', 'vert': '|', 'lVert': '‖', 'rVert': '‖', 'langle': '⟨', 'rangle': '⟩', 'top': 'ᵀ',
+              'ast': '*', 'star': '*', 'prime': '′', 'partial': '∂', 'nabla': '∇', 'forall': '∀', 'exists': '∃',
+              'subset': '⊂', 'subseteq': '⊆', 'cup': '∪', 'cap': '∩', 'emptyset': '∅', 'mapsto': '↦', 'propto': '∝',
+              'ell': 'ℓ', 'circ': '∘', 'lesssim': '≲', 'gtrsim': '≳', 'll': '≪', 'gg': '≫', 'equiv': '≡'}
+
+def tex_text(tex):
+    "Readable plain text for a TeX formula (alt text, search snippets): `\\sigma_t^2` -> `σ_t^2`."
+    t = re.sub(r'\\(?:frac|dfrac|tfrac)\s*\{([^{}]*)\}\s*\{([^{}]*)\}', r'(\1)/(\2)', tex)
+    t = re.sub(r'\\(?:left|right|big|Big|bigg|Bigg)\b\s*', '', t)
+    t = re.sub(r'\\(?:math\w+|text\w*|operatorname|boldsymbol|bm|hat|tilde|bar|widehat|widetilde|overline)\s*', '', t)
+    t = re.sub(r'\\([A-Za-z]+|\|)', lambda m: _TEX_WORDS.get(m[1], m[1]), t)
+    t = re.sub(r'\\[,;:! ]', ' ', t).replace('\\', ' ')
+    t = re.sub(r'\((\w+)\)/\((\w+)\)', r'\1/\2', t)
+    return re.sub(r'\s+', ' ', t.replace('{', '').replace('}', '')).strip()
+
+def plain_text(md):
+    "A line of markdown as plain text: link texts, formulas in readable symbols, no emphasis or code marks."
+    t = re.sub(r'\[([^\]]*)\]\([^)]*\)', r'\1', md)
+    t = re.sub(r'\$\$(.+?)\$\$|\$([^$\n]+)\$', lambda m: tex_text(m[1] or m[2]), t, flags=re.S)
+    t = re.sub(r'<[^>\n]+>', '', t)
+    t = re.sub(r'\*{1,3}|`+', '', t).replace('\\_', '_')
+    return re.sub(r'\s+', ' ', t).strip()
+
 _DROP_MIME = ('application/vnd.jupyter.widget-view+json', 'application/vnd.jupyter.widget-state+json')
 
-def adapt_cells(nb, site, here, flavour):
-    "Yield (kind, cell) for the cells to render: ('md', text) or ('code', code, tags, outputs)."
-    for cell in nb['cells']:
+# the runner's summary of a sweep ("msucb-fig1: 600 runs, 600 cached, 0 run, 0 failed, 0 damaged cache files rerun, 1.2s")
+RUNNER_LOG = re.compile(r'^[\w.+-]+: \d+ runs, \d+ cached, \d+ run, \d+ failed, \d+ damaged cache files rerun, [\d.]+ ?s\n?', re.M)
+
+def is_paper_page(nb_path):
+    "A paper's notebook (numbered 10 and up: 10_msucb, 52_boo_experiments), not the toolkit (0x) or the home page."
+    m = re.match(r'(\d+)', Path(nb_path).name)
+    return bool(m) and int(m[1]) >= 10
+
+def _images(cell):
+    return sum(1 for o in cell.get('outputs', []) if any(k.startswith('image/') for k in o.get('data', {})))
+
+def _fallback_alt(section, nxt):
+    "Alt text for a figure without a caption: its section and the first sentence of the paragraph under it, if any."
+    alt = f'Figure in “{section}”' if section else 'Figure'
+    first = re.split(r'\n[ \t]*\n', _src(nxt['source']).strip(), maxsplit=1)[0] if nxt is not None and nxt['cell_type'] == 'markdown' else ''
+    if first and not re.match(r'#|[-+|>:<]|\$\$|```|\d+[.)] ', first):
+        sentence = re.match(r'(.{20,}?[.!?:])(\s|$)', plain_text(first))
+        text = sentence[1] if sentence else plain_text(first)
+        alt += ': ' + (text if len(text) <= 200 else text[:200].rsplit(' ', 1)[0] + ' …')
+    return alt
+
+def adapt_cells(nb, site, here, flavour, title=''):
+    """Yield (kind, cell) for the cells to render: ('md', text) or ('code', code, tags, outputs, meta), where `meta` has the
+    alt text of the cell's figures (`alt`), from their caption: the `fig-cap` option or the markdown line right under them
+    (`caption_of`), which is marked as the caption (`.figure-caption`). Streams a reader does not need are dropped: stderr
+    (progress bars, warnings) everywhere, and the runner's summary of a sweep on the papers' pages."""
+    cells, section = nb['cells'], title
+    for i, cell in enumerate(cells):
         src = _src(cell['source'])
         if cell['cell_type'] == 'markdown':
             md = adapt_md(src, site, here, flavour)
             if flavour == 'myst':   # section links by Quarto's heading ids (e.g. from the claims page) resolve here too
-                md = _outside_code(lambda t: re.sub(r'^(#{2,6}) (.+)$', lambda m: f'<a id="{pandoc_id(m[2])}"></a>\n\n{m[0]}',
-                                                    t, flags=re.M), md)
+                md = _outside_code(lambda t: re.sub(r'^(#{2,6}) (.+)$', lambda m: f'{heading_anchor(m[2])}{m[0]}', t, flags=re.M), md)
+                prev = cells[i - 1] if i else None
+                if prev is not None and prev['cell_type'] == 'code' and _images(prev) and not cell_options(_src(prev['source']))[0].get('fig-cap') \
+                        and caption_of(src):
+                    md = '{.figure-caption}\n' + md.lstrip('\n')
+            for h in re.findall(r'^#{1,6} (.+)$', src, re.M): section = plain_text(h)
             yield 'md', md
         elif cell['cell_type'] == 'code':
             opts, code = cell_options(src)
             if opts.get('include') is False: continue
+            for h in re.findall(r'^#{2,6} (.+)$', '\n'.join(_src(o.get('data', {}).get('text/markdown', '')) for o in cell.get('outputs', [])), re.M):
+                section = plain_text(h)
+            meta, caption = {}, None
+            if _images(cell):
+                nxt = cells[i + 1] if i + 1 < len(cells) else None
+                caption = opts.get('fig-cap') if isinstance(opts.get('fig-cap'), str) else None
+                if caption is None and nxt is not None and nxt['cell_type'] == 'markdown': caption = caption_of(_src(nxt['source']))
+                meta['alt'] = plain_text(caption) if caption else _fallback_alt(section, nxt)
             tags = []
             if opts.get('echo') is False or not code.strip(): tags.append('remove-input')
             if opts.get('output') is False: tags.append('remove-output')
@@ -309,6 +449,10 @@ def adapt_cells(nb, site, here, flavour):
             outs = []
             for o in cell.get('outputs', []) if opts.get('output') is not False else []:
                 o = dict(o)
+                if o['output_type'] == 'stream' and o.get('name') == 'stderr' and not asis: continue
+                if o['output_type'] == 'stream' and not asis and is_paper_page(here) and RUNNER_LOG.search(_src(o['text'])):
+                    o['text'] = RUNNER_LOG.sub('', _src(o['text']))
+                    if not o['text'].strip(): continue
                 if o['output_type'] == 'stream' and asis:
                     o = {'output_type': 'display_data', 'metadata': {}, 'data': {'text/markdown': _src(o['text'])}}
                 if 'data' in o:
@@ -318,7 +462,9 @@ def adapt_cells(nb, site, here, flavour):
                     if not data: continue
                     o['data'] = data
                 outs.append(o)
-            yield 'code', code, tags, outs
+            yield 'code', code, tags, outs, meta
+            if isinstance(opts.get('fig-cap'), str) and _images(cell):      # Quarto's caption option: the line under the figure
+                yield 'md', ('{.figure-caption}\n' if flavour == 'myst' else '') + adapt_md(opts['fig-cap'], site, here, flavour)
 
 # ------------------------------------------------------------------ pages: the site's notebooks in sidebar order
 def sidebar_order(sidebar_yml):
@@ -334,6 +480,27 @@ def sidebar_order(sidebar_yml):
             elif isinstance(it, dict) and 'href' in it: walk([it['href']], caption)
     walk(yaml.safe_load(Path(sidebar_yml).read_text())['website']['sidebar']['contents'], None)
     return [(c, [p for p in ps if p.endswith('.ipynb')]) for c, ps in groups if ps]
+
+def sidebar_texts(sidebar_yml):
+    "{notebook: label} for the sidebar.yml entries written as `{text: ..., href: ...}` (Quarto's way to label a page)."
+    import yaml
+    texts = {}
+    def walk(items):
+        for it in items or []:
+            if isinstance(it, dict) and 'contents' in it: walk(it['contents'])
+            elif isinstance(it, dict) and it.get('href') and it.get('text'): texts[it['href']] = str(it['text'])
+    walk(yaml.safe_load(Path(sidebar_yml).read_text())['website']['sidebar']['contents'])
+    return texts
+
+def page_title(fm_title, label):
+    """A page's title: the notebook's own, unless that is only its module's name (`core`, `gp`: nbdev's habit) and the
+    sidebar gives the page a label, which then says what the page is ("Gaussian processes")."""
+    return label if label and (not fm_title or re.fullmatch(r'[a-z_][a-z0-9_]*', fm_title)) else fm_title
+
+def default_exp(nb_file):
+    "The module a notebook exports to (`#| default_exp core` -> 'core'), or None."
+    m = re.search(r'#\|\s*default_exp\s+([\w.]+)', Path(nb_file).read_text(encoding='utf-8').replace('\\n', '\n')) if Path(nb_file).exists() else None
+    return m[1] if m else None
 
 def notebooks(nbs:Path):
     "The notebooks nbdev renders: every .ipynb under `nbs`, except in folders or files whose name starts with . or _."
@@ -380,24 +547,28 @@ def _has_math(nb):
     return any(_MATH.search(_src(c['source'])) for c in nb['cells'] if c['cell_type'] == 'markdown') or \
         any(_MATH.search(_src(o.get('data', {}).get('text/markdown', ''))) for c in nb['cells'] for o in c.get('outputs', []))
 
-def myst_notebook(path, html, fm, nb, site, toctree=''):
-    "A plain notebook for myst-nb: a title cell, the adapted cells, and the site's toctree on the home page."
+def myst_notebook(path, html, fm, nb, site, toctree='', module=None):
+    """A plain notebook for myst-nb: a title cell (with the module the page documents, `module`), the adapted cells, and
+    the site's toctree on the home page."""
     head = f"# {fm.get('title') or Path(html).stem}\n"
     if fm.get('description'): head += f"\n{{.page-description}}\n{fm['description'].strip()}\n"
+    if module: head += f"\n{{.page-module}}\nModule `{module}`\n"
     cells = [{'cell_type': 'markdown', 'metadata': {}, 'source': head}]
-    for kind, *rest in adapt_cells(nb, site, path, 'myst'):
+    for kind, *rest in adapt_cells(nb, site, path, 'myst', title=fm.get('title') or ''):
         if kind == 'md': cells.append({'cell_type': 'markdown', 'metadata': {}, 'source': rest[0]})
         else:
-            code, tags, outs = rest
-            cells.append({'cell_type': 'code', 'metadata': {'tags': tags} if tags else {}, 'source': code,
-                          'execution_count': None, 'outputs': outs})
+            code, tags, outs, meta = rest
+            md = {'tags': tags} if tags else {}
+            if meta.get('alt'): md['mystnb'] = {'image': {'alt': meta['alt']}}     # what the figure shows, from its caption
+            cells.append({'cell_type': 'code', 'metadata': md, 'source': code, 'execution_count': None, 'outputs': outs})
     if toctree: cells.append({'cell_type': 'markdown', 'metadata': {}, 'source': toctree})
     for i, c in enumerate(cells): c['id'] = f'c{i}'
     return {'nbformat': 4, 'nbformat_minor': 5, 'cells': cells,
             'metadata': {'kernelspec': {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'},
                          'language_info': {'name': 'python', 'pygments_lexer': 'ipython3'}}}
 
-CSS = """.page-description { font-size: 1.15em; color: var(--pst-color-text-muted); margin-bottom: 1.5em; }
+CSS = """.page-description { font-size: 1.15em; color: var(--pst-color-text-muted); margin-bottom: 0.5em; }
+.page-module { font-size: 0.9em; color: var(--pst-color-text-muted); margin-bottom: 1.5em; }
 a[style*="float:right"] { font-size: smaller; }
 .bd-article [id] { scroll-margin-top: 5rem; }   /* anchors (show_doc entries) clear the sticky header */
 .bd-article img { max-width: 100%; height: auto; }   /* figures keep their aspect ratio when the column is narrower */
@@ -407,22 +578,124 @@ a[style*="float:right"] { font-size: smaller; }
    scrolling sideways; at 0.75rem a line of 110 characters fits the column at 1280 px */
 .bd-article .highlight pre, .bd-article .cell_output pre { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.75rem; }
 .bd-sidebar-primary { width: 15rem; flex-basis: 15rem; } .bd-sidebar-secondary { width: 13rem; flex-basis: 13rem; }
-.bd-sidebar-secondary .sidebar-secondary-item { min-width: 0; }   /* the contents list fits its column: long names wrap */
-.bd-sidebar-secondary nav a { overflow-wrap: anywhere; }
+.bd-sidebar-secondary .sidebar-secondary-item { min-width: 0; }
+/* the page's contents: names break only after `_` or `.` (the build puts <wbr> there), never inside a word; API entries
+   are listed under their section, in code type, and unfold with the section being read */
+.bd-sidebar-secondary nav a, .page-toc a { overflow-wrap: normal; word-break: normal; hyphens: none; }
+.page-toc li.toc-api > a { font-family: var(--pst-font-family-monospace); font-size: 0.8em; }
 #pst-header { display: none; }   /* pydata's top bar holds only a second search field (the sidebar and the article header have one) */
+/* nothing is wider than a phone's screen: headings and inline code wrap (names after `_` and `.`), display math and
+   tables scroll inside their own box */
+.bd-article h1, .bd-article h2, .bd-article h3, .bd-article h4, .bd-article h5, .bd-article h6 { overflow-wrap: break-word; }
+.bd-article code, .bd-article code span.pre { overflow-wrap: anywhere; white-space: pre-wrap; }
+.bd-article div.math, .bd-article mjx-container[display="true"] { max-width: 100%; overflow-x: auto; overflow-y: hidden; }
+.bd-article .pst-scrollable-table-container, .bd-article .cell_output .output { max-width: 100%; overflow-x: auto; }
+.bd-article .cell_output table { display: block; max-width: 100%; overflow-x: auto; }
+.bd-article .figure-caption { font-size: 0.9em; color: var(--pst-color-text-muted); margin-top: -0.25rem; }
+/* on a phone a figure is not shrunk below the width at which its text stays legible (`--fig-min`, set by the build from
+   the figure's resolution): a wider one scrolls inside its box */
+@media (max-width: 767.98px) {
+  .bd-article .cell_output { overflow-x: auto; }
+  .bd-article .cell_output img[style*="--fig-min"] { min-width: var(--fig-min); }
+  .bd-article h1 { font-size: 1.9rem; }                  /* the story starts within the first screen */
+  .bd-article h2 { font-size: 1.5rem; } .bd-article h3 { font-size: 1.25rem; } .bd-article h4 { font-size: 1.1rem; }
+  .bd-article .page-description { font-size: 1em; }
+}
+/* a printed table (columns aligned with spaces; the build marks it `text-table`) keeps its columns: wrapping would scramble
+   them, so a table wider than the column scrolls inside its box */
+.bd-article .cell_output pre.text-table { white-space: pre; overflow-wrap: normal; overflow-x: auto; }
 """
 
-SITE_JS = """// Search result snippets from the page's article, not from the theme's navigation and contents list.
-document.addEventListener('DOMContentLoaded', () => {
-  if (typeof Search === 'undefined' || !Search.htmlToText) return;
-  const original = Search.htmlToText;
+SITE_JS = """// Search: section-level hits, and result snippets in plain text from the page's article (not from the theme's
+// navigation or contents list; formulas as readable symbols, not TeX).
+const HDBO_TEX = %(tex)s;
+const hdboTexText = tex => {
+  let t = tex.replace(/^\\s*\\\\[(\\[]|\\\\[)\\]]\\s*$/g, '').replace(/^\\\\[(\\[]|\\\\[)\\]]$/g, '');
+  t = t.replace(/\\\\[(\\[]/g, '').replace(/\\\\[)\\]]/g, '');
+  t = t.replace(/\\\\(?:frac|dfrac|tfrac)\\s*\\{([^{}]*)\\}\\s*\\{([^{}]*)\\}/g, '($1)/($2)');
+  t = t.replace(/\\\\(?:left|right|big|Big|bigg|Bigg)\\b\\s*/g, '');
+  t = t.replace(/\\\\(?:math\\w+|text\\w*|operatorname|boldsymbol|bm|hat|tilde|bar|widehat|widetilde|overline)\\s*/g, '');
+  t = t.replace(/\\\\([A-Za-z]+|\\|)/g, (m, w) => HDBO_TEX[w] !== undefined ? HDBO_TEX[w] : w);
+  t = t.replace(/\\\\[,;:! ]/g, ' ').replace(/\\\\/g, ' ').replace(/[{}]/g, '').replace(/\\((\\w+)\\)\\/\\((\\w+)\\)/g, '$1/$2');
+  return t.replace(/\\s+/g, ' ').trim();
+};
+const HDBO_CHROME = '.headerlink, script, style, nav, .toctree-wrapper, .bd-sidebar-primary, .bd-sidebar-secondary, .bd-header, ' +
+                    '.bd-footer, .bd-header-article, .bd-footer-article, .prev-next-area, a[target="_blank"][style*="float"]';
+const hdboPlain = (el, withSubsections = true, withCode = true) => {
+  const c = el.cloneNode(true);
+  c.querySelectorAll(HDBO_CHROME).forEach(e => e.remove());
+  if (!withSubsections) c.querySelectorAll('section').forEach(e => e.remove());
+  if (!withCode) c.querySelectorAll('.cell_input, div.highlight, pre').forEach(e => e.remove());
+  c.querySelectorAll('.math').forEach(m => m.replaceWith(' ' + hdboTexText(m.textContent) + ' '));
+  return c.textContent.replace(/\\s+/g, ' ').trim();
+};
+const hdboWords = s => s.toLowerCase().split(/[^\\p{L}\\p{N}]+/u).filter(Boolean);
+const hdboPatchSearch = () => {
+  if (typeof Search === 'undefined' || !Search._performSearch || Search._hdbo) return;
+  Search._hdbo = true;
   Search.htmlToText = (html, anchor) => {
     const doc = new DOMParser().parseFromString(html, 'text/html');
-    doc.querySelectorAll('.bd-sidebar-primary, .bd-sidebar-secondary, .bd-header, .bd-footer, .bd-header-article, ' +
-                         '.bd-footer-article, .prev-next-area, nav').forEach(e => e.remove());
-    return original(doc.documentElement.outerHTML, anchor);
+    const main = doc.querySelector('[role="main"]') || doc.body;
+    return hdboPlain((anchor && main.querySelector(anchor)) || main);
   };
-});
+  // Sphinx offers a section whose title contains the query only when the query is at least half the title: "Dantzig"
+  // finds neither `dantzig_selector` nor "The Dantzig selector (Eq. 2)". Here every query word that begins a word of a
+  // section's title (words split at `_`, `.`, spaces and punctuation) makes that section a hit, linked to its anchor.
+  const perform = Search._performSearch;
+  Search._performSearch = (query, ...rest) => {
+    const results = perform(query, ...rest);
+    const q = hdboWords(query).filter(w => w.length > 1);
+    const idx = Search._index;
+    if (!q.length || !idx || !idx.alltitles) return results;
+    const have = new Set(results.map(r => r[0] + r[2])), extra = [];
+    for (const [title, found] of Object.entries(idx.alltitles)) {
+      const tw = hdboWords(title);
+      if (!q.every(w => tw.some(t => t.startsWith(w)))) continue;
+      for (const [file, id] of found) {
+        if (!id || have.has(idx.docnames[file] + '#' + id)) continue;
+        const score = Scorer.title + Math.round(10 * q.join('').length / title.length);
+        extra.push([idx.docnames[file], `${idx.titles[file]} › ${title}`, '#' + id, null, score, idx.filenames[file], 'title']);
+      }
+    }
+    extra.sort((a, b) => a[4] - b[4] || (a[1] > b[1] ? -1 : 1));
+    return results.concat(extra.slice(-20));     // Sphinx shows the last results first
+  };
+  // A hit on a page's text links to the section that holds the words (and says which), with a snippet from there.
+  Search.makeSearchSummary = (html, keywords, anchor) => {
+    const doc = new DOMParser().parseFromString(html, 'text/html');
+    const main = doc.querySelector('[role="main"]') || doc.body;
+    const kws = [...keywords].map(k => k.toLowerCase()).filter(Boolean);
+    const has = t => kws.some(k => t.toLowerCase().includes(k));
+    let scope = anchor ? main.querySelector(anchor) : null, refined = null;
+    if (!scope) {   // the first section whose own prose has the words, else whose own text (code included) has them
+      const secs = [...main.querySelectorAll('section section')];
+      refined = secs.find(s => has(hdboPlain(s, false, false))) || secs.find(s => has(hdboPlain(s, false))) || null;
+    }
+    const sub = !refined, el = refined || scope || main;
+    const text = has(hdboPlain(el, sub, false)) ? hdboPlain(el, sub, false) : hdboPlain(el, sub);
+    if (!text) return null;
+    const lower = text.toLowerCase(), hits = kws.map(k => lower.indexOf(k)).filter(i => i >= 0);
+    const start = Math.max((hits.length ? Math.min(...hits) : 0) - 80, 0);
+    const p = document.createElement('p');
+    p.classList.add('context');
+    p.textContent = (start > 0 ? '… ' : '') + text.substr(start, 240).trim() + (start + 240 < text.length ? ' …' : '');
+    if (refined && refined.id) {
+      const h = refined.querySelector(':scope > h1, :scope > h2, :scope > h3, :scope > h4, :scope > h5, :scope > h6');
+      const title = h ? hdboPlain(h) : '';
+      setTimeout(() => {
+        const li = p.parentElement, a = li && li.querySelector('a');
+        if (!a || a.hash) return;
+        a.href += '#' + refined.id;
+        if (title) a.textContent += ' › ' + title;
+        const same = [...document.querySelectorAll('#search-results li > a')].filter(b => b !== a && b.href === a.href);
+        if (same.length) li.remove();             // that section is already a hit (its title has the words)
+      }, 0);
+    }
+    return p;
+  };
+};
+hdboPatchSearch();
+document.addEventListener('DOMContentLoaded', hdboPatchSearch);
 
 // The themes bind their sidebar toggles to the first `.primary-toggle` / `.secondary-toggle` of the page, which sits in
 // pydata's top bar (hidden: it holds only a second search field); the buttons a reader sees are in the article's header.
@@ -433,7 +706,7 @@ document.addEventListener('click', e => {
   const first = document.querySelector(t.classList.contains('primary-toggle') ? '.primary-toggle' : '.secondary-toggle');
   if (first && first !== t) { e.preventDefault(); first.click(); }
 });
-"""
+""" % {'tex': json.dumps(_TEX_WORDS, ensure_ascii=False)}
 
 CONF = """# Generated by tools/docs.py; edit that file, not this one.
 project = html_title = {title!r}
@@ -449,13 +722,22 @@ myst_heading_anchors = 3
 suppress_warnings = ['myst.header']
 exclude_patterns = ['_build', '**.ipynb_checkpoints']
 html_theme = 'sphinx_book_theme'
-html_theme_options = {{'repository_url': {repo!r}, 'use_repository_button': True, 'use_download_button': False,
-                      'home_page_in_toc': True, 'show_toc_level': 2}}
+# the repository (button and source links) comes from settings.ini's git_url; none when it is empty. 'auto' follows the
+# reader's system (the theme's default is an empty mode, which it reports as an error in the console on a first visit).
+html_theme_options = {{'repository_url': {repo!r}, 'use_repository_button': {has_repo!r}, 'use_download_button': False,
+                      'home_page_in_toc': True, 'show_toc_level': 1}}
+html_context = {{'default_mode': 'auto'}}
+html_favicon = '_static/favicon.svg'
 html_static_path = ['_static']
 html_css_files = ['hdbo.css']
 html_js_files = ['hdbo.js']
 html_copy_source = html_show_sourcelink = False
 html_last_updated_fmt = None
+"""
+
+FAVICON = """<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#2c5282"/>
+<path d="M4 24 C 9 24, 10 8, 16 8 S 23 20, 28 14" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round"/>
+<circle cx="16" cy="8" r="3" fill="#f6ad55"/></svg>
 """
 
 def _digest(p:Path): return hashlib.sha256(p.read_bytes()).hexdigest()
@@ -479,23 +761,116 @@ def fingerprint(notebooks:dict=None):
 
 PROC_DIGESTS = ROOT/'.cache'/'docs'/'proc-digests.json'
 
+def _proc_digest():
+    "A hash of the part of this script that shapes nbdev's processing (its patches of fastcore and nbdev)."
+    import inspect
+    return hashlib.sha256((inspect.getsource(_patch_fastcore) + inspect.getsource(proc)).encode()).hexdigest()
+
 def forget_stale_proc(digests:dict, cache:Path=ROOT/'_proc'):
     """nbdev re-processes a notebook only when it is newer than its folder _proc/, which it touches when it finishes: a
     notebook saved while nbdev runs would stay stale for good. Delete the processed copy of every notebook whose content
-    differs from what the last build read (all of them when that is unknown), so that nbdev processes it again."""
+    differs from what the last build read (all of them when that is unknown), so that nbdev processes it again; all of
+    them when the processing changed (`digests` has a key outside nbs/ for this script's patches, which shape show_doc)."""
     old = json.loads(PROC_DIGESTS.read_text()) if PROC_DIGESTS.exists() else {}
+    if any(old.get(rel) != d for rel, d in digests.items() if not rel.startswith('nbs/')):   # the processing itself changed
+        for f in cache.rglob('*.ipynb') if cache.is_dir() else (): f.unlink()
     for rel, d in digests.items():
-        if old.get(rel) != d: (cache/Path(rel).relative_to('nbs')).unlink(missing_ok=True)
+        if rel.startswith('nbs/') and old.get(rel) != d: (cache/Path(rel).relative_to('nbs')).unlink(missing_ok=True)
 
 def prune_mathjax(mj:Path, keep:str='tex-chtml.js'):
-    """The pages load one MathJax bundle (`keep`, CommonHTML output); the other bundles, the SVG output and the node
-    entry point are never requested: drop them (about 15 of the distribution's 24 MB)."""
+    """The pages load one MathJax bundle (`keep`: TeX input, CommonHTML output, the menu), then its fonts and, for a macro
+    outside the bundle, a TeX extension. Everything else is never requested: the other bundles and the components they
+    are made of, the SVG output, MathML and AsciiMath input, the node entry point, and the speech-rule engine (`sre/`,
+    3.9 MB of speech rules in 20 languages, loaded only by the accessibility explorer, which the pages do not enable)."""
     if not mj.is_dir() or not (mj/keep).exists(): return
     for f in mj.glob('*.js'):
-        if f.name != keep and (f.name.startswith(('tex-', 'mml-')) or f.name in ('node-main.js', 'latest.js')): f.unlink()
-    for d in (mj/'output'/'svg', mj/'output'/'svg.js'):
+        if f.name != keep and (f.name.startswith(('tex-', 'mml-')) or f.name in
+                               ('node-main.js', 'latest.js', 'core.js', 'startup.js', 'loader.js')): f.unlink()
+    for rel in ('output/svg', 'output/svg.js', 'output/chtml.js', 'input/tex.js', 'input/tex-full.js', 'input/tex-base.js',
+                'input/mml', 'input/mml.js', 'input/asciimath.js', 'adaptors', 'sre', 'a11y/sre.js', 'a11y/explorer.js',
+                'a11y/semantic-enrich.js', 'a11y/complexity.js'):
+        d = mj/rel
         if d.is_dir(): shutil.rmtree(d)
         elif d.exists(): d.unlink()
+
+def _png_facts(data:bytes):
+    "(width, height, dpi or None) of a PNG from its header and `pHYs` chunk (matplotlib writes the figure's dpi there)."
+    import struct
+    if data[:8] != b'\x89PNG\r\n\x1a\n': return None
+    i, w, h, dpi = 8, None, None, None
+    while i + 8 <= len(data):
+        n, kind = struct.unpack('>I', data[i:i + 4])[0], data[i + 4:i + 8]
+        body = data[i + 8:i + 8 + n]
+        if kind == b'IHDR': w, h = struct.unpack('>II', body[:8])
+        elif kind == b'pHYs' and len(body) == 9:
+            x, _, unit = struct.unpack('>IIB', body)
+            if unit == 1 and x: dpi = round(x * 0.0254)
+        elif kind == b'IDAT': break
+        i += 12 + n
+    return (w, h, dpi) if w and h else None
+
+# Figures are legible when the text matplotlib draws at its default size (10 pt) is at least this tall on screen (CSS px):
+FIG_TEXT_PX = 9             # at a desktop width (1400 px), as the project's standards ask
+FIG_TEXT_PX_PHONE = 7       # on a phone (its CSS pixel is 2-3 device pixels); a wider figure scrolls inside its box
+MPL_DEFAULT_PT = 10
+
+def figure_min_width(width, dpi, text_px=FIG_TEXT_PX_PHONE):
+    "The narrowest width (CSS px) at which a figure `width` px wide saved at `dpi` shows default-size text `text_px` tall."
+    return round(width * min(1.0, text_px / (MPL_DEFAULT_PT * dpi / 72))) if dpi else None
+
+_IMG = re.compile(r'<img\b([^>]*?)\bsrc="([^"]+\.png)"([^>]*?)\s*/?>')
+_HEADING = re.compile(r'(<h[1-6][^>]*>)(.*?)(</h[1-6]>)', re.S)
+_TOC_LINK = re.compile(r'(<li class="([^"]*)">)(<a class="reference internal nav-link[^"]*" href="[^"]*">)(.*?)(</a>)', re.S)
+_API_SECTION = re.compile(r'<section id="([^"]+)">\s*(?:<span id="[^"]*"></span>)*<h[1-6]>[^<]*(?:<wbr>[^<]*)*<a class="headerlink"'
+                          r'[^>]*>[^<]*</a></h[1-6]>\s*<div class="highlight-python notranslate">')
+
+def _wbr(html):
+    "`<wbr>` after `_` and `.` inside names in the text (not in tags or entities) of an HTML fragment: where a name may break."
+    parts = re.split(r'(<[^>]+>|&\w+;|&#\d+;)', html)
+    return ''.join(p if p.startswith(('<', '&')) else re.sub(r'(?<=\w)([_.])(?=\w)', r'\1<wbr>', p) for p in parts)
+
+_OUTPUT_PRE = re.compile(r'(<div class="output [^"]*"><div class="highlight"><pre)>(.*?)(</pre>)', re.S)
+
+def is_text_table(text):
+    "Printed text laid out as a table: most of its lines (at least three) have columns aligned by runs of spaces."
+    import html as _html
+    lines = [l for l in _html.unescape(re.sub(r'<[^>]+>', '', text)).split('\n') if l.strip()]
+    return len(lines) >= 3 and sum(bool(re.search(r'\S {2,}\S', l.strip())) for l in lines) >= 0.6 * len(lines)
+
+def finish_pages(out:Path):
+    """Finish the HTML Sphinx wrote. Headings and the page's contents get `<wbr>` after `_` and `.`, so that a long name
+    (`EmbeddingCore.make_embedding`) breaks there on a phone and never inside a word; the contents list marks API entries
+    (`toc-api`). Figures get their size (no page jump while they load), their resolution (`data-dpi`) and the narrowest
+    width at which their text stays legible on a phone (`--fig-min`, used by the stylesheet). Printed tables are marked
+    (`text-table`): they keep their columns and scroll in their box where the column is too narrow."""
+    facts = {}
+    for page in out.rglob('*.html'):
+        html = page.read_text(encoding='utf-8')
+        def img(m):
+            attrs = m[1] + m[3]
+            src = page.parent/m[2]
+            if 'data-dpi=' in attrs or not src.is_file(): return m[0]
+            if src not in facts: facts[src] = _png_facts(src.read_bytes())
+            f = facts[src]
+            if not f: return m[0]
+            w, h, dpi = f
+            extra = f' width="{w}" height="{h}"' if 'width=' not in attrs else ''    # a retina figure has its own width
+            if dpi: extra += f' data-dpi="{dpi}"' + (f' style="--fig-min: {figure_min_width(w, dpi)}px"' if 'style=' not in attrs else '')
+            return f'<img{m[1]}src="{m[2]}"{m[3]}{extra} />'
+        html = _IMG.sub(img, html)
+        html = _OUTPUT_PRE.sub(lambda m: m[1] + (' class="text-table">' if is_text_table(m[2]) else '>') + m[2] + m[3], html)
+        body_at = html.find('<main')
+        if body_at >= 0:
+            head, body = html[:body_at], html[body_at:]
+            body = _HEADING.sub(lambda m: m[1] + _wbr(m[2]) + m[3], body)
+            api = set(_API_SECTION.findall(body))        # sections that are API entries: a heading, then a signature
+            def toc(m):
+                href = re.search(r'href="#([^"]+)"', m[3])
+                cls = m[2] + (' toc-api' if href and href[1] in api else '')
+                return f'<li class="{cls}">' + m[3] + _wbr(m[4]) + m[5]
+            body = _TOC_LINK.sub(toc, body)
+            html = head + body
+        page.write_text(html, encoding='utf-8')
 
 _FA_JS = re.compile(r'<script defer src="(?:\.\./)*_static/scripts/fontawesome\.js(?:\?[^"]*)?"></script>\n?')
 
@@ -516,13 +891,17 @@ def build_offline(out:Path, n_workers=2, printed=None):
     t0, printed, noise = time.time(), list(printed or []), []
     def say(line): print(line); printed.append(line)
     digests = notebook_digests()            # before nbdev reads them: a notebook saved during the build counts as changed
-    forget_stale_proc(digests)
+    forget_stale_proc(dict(digests, **{'tools/docs.py': _proc_digest()}))
     cache = proc(n_workers, noise)
-    PROC_DIGESTS.parent.mkdir(parents=True, exist_ok=True); PROC_DIGESTS.write_text(json.dumps(digests, indent=0))
+    PROC_DIGESTS.parent.mkdir(parents=True, exist_ok=True)
+    PROC_DIGESTS.write_text(json.dumps(dict(digests, **{'tools/docs.py': _proc_digest()}), indent=0))
     t1, fp = time.time(), fingerprint(digests)   # after proc, which refreshes nbdev.yml and _modidx.py
     cfg = _settings()
     groups = page_groups(cfg.nbs_path/'sidebar.yml', notebooks(cfg.nbs_path), say)
     pages = load_pages(cache, groups)
+    labels = sidebar_texts(cfg.nbs_path/'sidebar.yml')
+    for nb_path, (_, fm, _) in pages.items():
+        if page_title(fm.get('title'), labels.get(nb_path)) != fm.get('title'): fm['title'] = labels[nb_path]
     site = Site(cfg, {p: html for p, (html, _, _) in pages.items()}, {html: anchors(nb) for html, _, nb in pages.values()})
     src = SRC/'src'
     shutil.rmtree(src, ignore_errors=True); (src/'_static').mkdir(parents=True)
@@ -540,21 +919,25 @@ def build_offline(out:Path, n_workers=2, printed=None):
     manifest = []
     for p, (html, fm, nb) in pages.items():
         dst = src/(docs[p] + '.ipynb'); dst.parent.mkdir(parents=True, exist_ok=True)
-        dst.write_text(json.dumps(myst_notebook(p, html, fm, nb, site, toc if p == root else ''), indent=1))
+        mod = default_exp(cfg.nbs_path/p)
+        dst.write_text(json.dumps(myst_notebook(p, html, fm, nb, site, toc if p == root else '',
+                                                module=f'{cfg.lib_name}.{mod}' if mod else None), indent=1))
         manifest.append({'notebook': p, 'page': html, 'title': fm.get('title'), 'math': _has_math(nb)})
     if site.unanchored:
         say(f'docs: {len(site.unanchored)} doc link(s) name something without a show_doc entry; they point at the '
             f'page instead: ' + ', '.join(sorted(site.unanchored)[:8]) + (' ...' if len(site.unanchored) > 8 else ''))
     nbd = yaml_load(cache/'nbdev.yml').get('website', {})
-    (src/'conf.py').write_text(CONF.format(title=nbd.get('title') or cfg.lib_name, repo=nbd.get('repo-url') or cfg.git_url,
+    (src/'conf.py').write_text(CONF.format(title=nbd.get('title') or cfg.lib_name, repo=git_url(), has_repo=bool(git_url()),
                                              author=cfg.get('author', ''), copyright=cfg.get('copyright', '')))
     (src/'_static'/'hdbo.css').write_text(CSS)
     (src/'_static'/'hdbo.js').write_text(SITE_JS)
+    icon = cfg.nbs_path/'favicon.svg'           # the site's icon, shared with Quarto's build (_quarto.yml: website.favicon)
+    (src/'_static'/'favicon.svg').write_text(icon.read_text() if icon.exists() else FAVICON)
     if out.exists(): shutil.rmtree(out)
     cmd = [sys.executable, '-m', 'sphinx', '-W', '--keep-going', '-q', '-E', '-b', 'html', '-d', str(SRC/'doctrees'), str(src), str(out)]
     r = subprocess.run(cmd)
     if r.returncode: sys.exit(f'docs: sphinx-build failed (exit {r.returncode}); warnings are errors (-W)')
-    prune_mathjax(out/'_static'/'mathjax'); prune_theme(out)
+    prune_mathjax(out/'_static'/'mathjax'); prune_theme(out); finish_pages(out)
     say(f'docs: offline engine: {len(pages)} pages in {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} '
         f'(nbdev processing {t1 - t0:.1f} s, sphinx {time.time() - t1:.1f} s)')
     (out/STAMP).write_text(json.dumps({'engine': 'offline', 'fingerprint': fp, 'pages': manifest, 'seconds': round(time.time() - t0, 1),
@@ -589,7 +972,7 @@ def to_gfm(nb, site, here, title):
     if fm.get('description'): parts.append('> ' + ' '.join(fm['description'].split()))
     for i, (kind, *rest) in enumerate(adapt_cells(nb, site, here, 'gfm')):
         if kind == 'md': parts.append(rest[0].strip('\n')); continue
-        code, tags, outs = rest
+        code, tags, outs, meta = rest
         if 'remove-input' not in tags: parts.append(_fence(code, 'python'))
         for j, o in enumerate(outs if 'remove-output' not in tags else []):
             d = o.get('data', {})
@@ -598,7 +981,7 @@ def to_gfm(nb, site, here, title):
             elif 'text/markdown' in d: parts.append(_src(d['text/markdown']).strip('\n'))
             elif 'image/png' in d:
                 name = f'README_files/cell-{i}-output-{j}.png'
-                files[name] = base64.b64decode(_src(d['image/png'])); parts.append(f'![]({name})')
+                files[name] = base64.b64decode(_src(d['image/png'])); parts.append(f'![{meta.get("alt", "")}]({name})')
             elif 'text/html' in d: parts.append(_src(d['text/html']).strip('\n'))
             elif 'text/plain' in d: parts.append(_fence(_src(d['text/plain'])))
     text = '\n\n'.join(p for p in parts if p.strip()) + '\n'
