@@ -103,8 +103,13 @@ def _gram(Phi):
     Amat = Phi.reshape(len(Phi), -1)
     return Amat.T @ Amat, Amat
 
-def nuclear_norm(M): return float(np.linalg.svd(M, compute_uv=False).sum())
-def spectral_norm(M): return float(np.linalg.svd(M, compute_uv=False)[0])
+def nuclear_norm(M:np.ndarray) -> float:
+    "The nuclear norm ||M||_*, the sum of the singular values."
+    return float(np.linalg.svd(M, compute_uv=False).sum())
+
+def spectral_norm(M:np.ndarray) -> float:
+    "The spectral norm ||M||_2, the largest singular value."
+    return float(np.linalg.svd(M, compute_uv=False)[0])
 
 # %% ../nbs/20_sibo.ipynb #a719ef92
 class DSResult:
@@ -326,7 +331,9 @@ class GridPosterior:
         self.gp, self.Z = gp, np.asarray(Z, dtype=float)
         self._buf, self._diag = None, None          # rows 0..n-1 of _buf hold V = L^-1 K(X, Z)
     @property
-    def V(self): return self._buf[:self.gp.n]
+    def V(self):
+        "V = L^-1 K(X, Z), shape (n, m): one row per observation."
+        return self._buf[:self.gp.n]
     def _full(self):
         gp = self.gp
         V = linalg.solve_triangular(gp.L, gp.kernel(gp.X, self.Z), lower=True)
@@ -382,6 +389,7 @@ class SubspaceUCB(Optimizer):
                     domain=None,         # 'ball' or 'cube' (None: the problem's `domain`, else 'ball')
                     A=None)              # the projection (k, d), where a method takes it as given
     def setup(self):
+        "Check `k` and the options; the domain is the ball inscribed in the problem's cube (centre `c`, radius `R`)."
         o = self.options
         if isinstance(o['k'], bool) or int(o['k']) != o['k'] or not 1 <= o['k'] <= self.dim:
             raise ValueError(f"k must be an integer in 1..{self.dim}, got {o['k']!r}")
@@ -422,8 +430,12 @@ class SubspaceUCB(Optimizer):
         if X is not None and len(X): self.post.fit(self.project(X), y)
         self.trace.meta['grid_size'] = len(Z)
 
-    def project(self, X): return (np.atleast_2d(X) - self.c) @ self.P.T
-    def lift(self, z): return self.c + np.asarray(z) @ self.P
+    def project(self, X):
+        "z = P (x - c) for the rows x of X: shape (n, k)."
+        return (np.atleast_2d(X) - self.c) @ self.P.T
+    def lift(self, z):
+        "The point x = c + P^T z of the domain for a z of the subspace."
+        return self.c + np.asarray(z) @ self.P
 
     def beta(self, t:int) -> float:
         "beta_t = 2 log(|Z| t^2 pi^2 / (6 delta)) times beta_scale, t = the GP-UCB step (from 1)."
@@ -444,12 +456,15 @@ class SubspaceUCB(Optimizer):
     def _tell(self, x, y):
         if self.P is not None: self.post.add(self.project(x)[0], y)
 
-    def initial_subspace(self): raise NotImplementedError
+    def initial_subspace(self):
+        "The projection (k, d) GP-UCB runs on; each subclass chooses it."
+        raise NotImplementedError
 
 @register_method('exact-ucb')
 class ExactUCB(SubspaceUCB):
     "GP-UCB on the true subspace A (Fig. 3's oracle): needs a problem that knows its `A`, or the option `A`."
     def initial_subspace(self):
+        "The true subspace: the option `A`, else the problem's `A`."
         A = self.options['A'] if self.options['A'] is not None else self.problem_A
         if A is None: raise ValueError("exact-ucb needs the true subspace: a problem with an `A` attribute, or the option A=")
         return A
@@ -458,6 +473,7 @@ class ExactUCB(SubspaceUCB):
 class RandomSUCB(SubspaceUCB):
     "GP-UCB on a uniformly random k-dimensional subspace (Fig. 3's RandomS-UCB)."
     def initial_subspace(self):
+        "A uniformly random k-dimensional subspace (its cosines to the true A recorded when the problem knows A)."
         P = random_subspace(self.k, self.dim, self.rng)
         A = self.problem_A
         if A is not None and len(A) == self.k: self.trace.meta['cos_theta'] = cos_theta(A, P).tolist()
@@ -473,6 +489,7 @@ class RandomHUCB(SubspaceUCB):
     "GP-UCB in the full d-dimensional space, the UCB maximised over `n_candidates` random points per step."
     defaults = dict(k=None, n_candidates=1000)
     def setup(self):
+        "k = d: GP-UCB in the whole space, with its own GP on x - c."
         self.options['k'] = self.dim
         super().setup()
         self.gp = GP(Matern(2.5, self.options['lengthscale']), noise=1e-6, normalize_y=False)
@@ -495,6 +512,7 @@ class RandomBall(SubspaceUCB):
     "Random search, uniform in the domain (the inscribed ball, or the cube for `domain='cube'` problems)."
     defaults = dict(k=None)
     def setup(self):
+        "k = d: no model; each query is a uniform draw from the domain."
         self.options['k'] = self.dim
         super().setup()
     def _ask(self): return _domain_sample(self, 1)[0], {}
@@ -513,6 +531,7 @@ class SIBO(SubspaceUCB):
                     n_res=1,                 # evaluations averaged per SI point
                     eps_bar=0.1)             # domain margin: centres on the sphere of radius R / (1 + eps_bar)
     def setup(self):
+        "Check the options, draw the SI design (centres and directions) and list the SI points."
         super().setup()
         o = self.options
         for nm in ('m_X', 'n_res'):
@@ -530,8 +549,11 @@ class SIBO(SubspaceUCB):
         self._si_pending = {}  # asked, not yet told: point bytes -> indices (two SI points coincide when two signs vectors do)
 
     @property
-    def n_si(self) -> int: return len(self.si_X) * self.n_res
+    def n_si(self) -> int:
+        "The SI phase's evaluations, m_X (m_Phi + 1) n_res."
+        return len(self.si_X) * self.n_res
     def check_budget(self, budget):
+        "Refuse a budget that leaves no GP-UCB step after the SI phase."
         if budget <= self.n_si:
             raise ValueError(f"si-bo: budget={budget} leaves no GP-UCB step after the SI phase's m_X (m_Phi + 1) n_res = {self.n_si} evaluations; "
                              "use a larger budget or smaller m_X, m_Phi")

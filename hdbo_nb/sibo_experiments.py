@@ -164,6 +164,58 @@ def fig3_panels(exp:str, # 'sibo-fig3', 'sibo-gabor', 'sibo-noiseless'
     return (results_panel(res, prob, value=lambda t, n: float(_log10(_S(t, n))), random='Random'),
             results_panel(res, prob, value=_R, random='Random'), res)
 
+_COLORS = {'SI-BO': 'C0', 'Exact-UCB': 'C1', 'RandomS-UCB': 'C2', 'RandomH-UCB': 'C3', 'Random': 'C7',
+           'SI-BO k = 1': 'C4', 'SI-BO k = 2': 'C0', 'SI-BO k = 3': 'C5'}
+
+def _plain(s): return s.replace('𝒜', 'A')   # the figures' font has no script A
+
+def _fig3_plot(res, title, extra=None):
+    "Fig. 3's two panels: average regret R_t/t and simple regret S_t (log scale), mean ± 1 s.e. over runs."
+    import matplotlib.pyplot as plt
+    from hdbo_nb.experiments import regret_curves, mean_interval
+    fig, axs = plt.subplots(1, 2, figsize=(9, 3.3))
+    for r in [res] + ([extra] if extra else []):
+        cum, simple = regret_curves(r, 'cumulative'), regret_curves(r, 'simple')
+        for (m, p), A in cum.items():
+            t = np.arange(1, A.shape[1] + 1)
+            for ax, B in ((axs[0], A / t), (axs[1], np.maximum(simple[(m, p)], 1e-6))):
+                mu, lo, hi = mean_interval(B, 'sem')
+                ax.plot(t, mu, color=_COLORS.get(m), lw=1.4, label=f"{m} ({len(B)} runs{', T = %d' % A.shape[1] if r is extra else ''})")
+                ax.fill_between(t, np.maximum(lo, 1e-6), hi, color=_COLORS.get(m), alpha=0.2, lw=0)
+    axs[0].set_ylabel('average regret $R_t/t$'); axs[0].set_ylim(0, 1); axs[1].set_ylabel('simple regret $S_t$'); axs[1].set_yscale('log')
+    for ax in axs: ax.set_xlabel('evaluations t'); ax.grid(alpha=0.3)
+    axs[1].legend(fontsize=8); fig.suptitle(_plain(title), fontsize=9); fig.tight_layout(); plt.show()
+
+def _table(c, methods):
+    "Final simple and average regret per method, where each stands against the null models, and SI-BO's X_hat = 0 runs."
+    from IPython.display import Markdown
+    PS, PR, res = c['PS'], c['PR'], c['res']
+    out = ['| method | runs | S_T (mean ± s.e.) | R_T/T | vs random search / best initial point | X̂ = 0 |', '|---|---:|---:|---:|---|---:|']
+    for m in methods:
+        v = 10 ** PS.values(m); r = PR.values(m); v, r = v[np.isfinite(v)], r[np.isfinite(r)]
+        st = ' / '.join(PS.standing(m, n) if n in PS.nulls(m) else '–' for n in (RANDOM, INITIAL))
+        trs = res[(m, PS.name)]
+        z = sum(t.meta['x_hat_zero'] for t in trs) if 'x_hat_zero' in trs[0].meta else '–'
+        out.append(f"| {m} | {len(v)} | {v.mean():.2g} ± {v.std(ddof=1) / np.sqrt(len(v)):.1g} | {r.mean():.3f} | {st} | {z} |")
+    if 'rh' in c:
+        v = 10 ** c['rh'][np.isfinite(c['rh'])]
+        out.append(f"| RandomH-UCB (T = {c['T_rh']}) | {len(v)} | {v.mean():.2g} ± {v.std(ddof=1) / np.sqrt(len(v)):.1g} | – | – | – |")
+    return Markdown('\n'.join(out))
+
+def _k_context(cache_dir) -> dict:
+    """Fig. 3 b/e's panel: SI-BO with k = 1, 3 (`sibo-k`) and k = 2 (`sibo-fig3`'s SI-BO) with random search, paired on
+    the seeds that every k ran (`seeds`); `n` counts each k's runs."""
+    resk, resf = _load('sibo-k', cache_dir), _load('sibo-fig3', cache_dir)
+    prob = next(iter(resf))[1]
+    res = {**dict(resk), ('SI-BO k = 2', prob): resf[('SI-BO', prob)], ('Random', prob): resf[('Random', prob)]}
+    res = dict(sorted(res.items()))
+    ks = ['SI-BO k = 1', 'SI-BO k = 2', 'SI-BO k = 3']
+    seeds = sorted(set.intersection(*({t.meta['seed'] for t in res[(m, prob)]} for m in ks + ['Random'])))
+    sub = {key: [t for t in ts if t.meta['seed'] in seeds] for key, ts in res.items()}
+    PS = results_panel(sub, prob, value=lambda t, n: float(_log10(_S(t, n))), random='Random')
+    PR = results_panel(sub, prob, value=_R, random='Random')
+    return dict(PS=PS, PR=PR, res=res, ks=ks, seeds=seeds, n={m: len(res[(m, prob)]) for m in ks})
+
 def _randomh(problem_prefix, seeds, cache_dir):
     "RandomH-UCB's log10 simple regret at its own T (1000) per seed, NaN for the seeds it did not run, and its T."
     res = _load('sibo-randomh' if problem_prefix.startswith('GP') else 'sibo-randomh-gabor', cache_dir)
@@ -223,6 +275,12 @@ def _dependences(sens:dict, verdict_of, headline:str, prefix:str='') -> list:
         out.append(Dependence(prefix + choice, used, 'flips at' if flips else 'holds across', tried, '; '.join(flips)))
     return out
 
+def _by_verdict(sens:dict, verdict_of) -> str:
+    "The settings of the study grouped by the verdict the same decision gives on their runs: 'partly: ε = 0.5, ...; ...'."
+    by = {}
+    for lab, runs in sens.items(): by.setdefault(verdict_of(runs), []).append(lab)
+    return '; '.join(f"{v} at {', '.join(labs)}" for v, labs in by.items())
+
 def _sens_panels(PS, PR, runs):
     "`PS`, `PR` restricted to the study's seeds with SI-BO's values those of one setting's runs."
     seeds = [r['seed'] for r in runs]
@@ -252,13 +310,13 @@ def _fig3_claim(exp, key, rh_prefix, cache_dir):
     zero = sum(t.meta['x_hat_zero'] for t in si)
     cos = np.median([t.meta['cos_theta'][0] for t in si])
     sens = _sens(key, cache_dir)
-    ok = [lab for lab, runs in sens.items() if c['verdict_of'](runs) == 'reproduced']
+    by = _by_verdict(sens, c['verdict_of'])
     value = (f"S_T (mean ± s.e., {len(PS.seeds)} runs, T = {len(si[0])}): SI-BO {_fmt(PS, 'SI-BO')}, Exact-UCB "
              f"{_fmt(PS, 'Exact-UCB')}, RandomS-UCB {_fmt(PS, 'RandomS-UCB')}, RandomH-UCB {_fmt(Panel({'x': rh}, PS.seeds), 'x')} "
              f"(T = {T_rh}, {int(np.isfinite(rh).sum())} runs), random search {_fmt(PS, 'Random')}; R_T/T: SI-BO "
              f"{PR.values('SI-BO').mean():.3f}, RandomS-UCB {PR.values('RandomS-UCB').mean():.3f}; at {_default_label()}: "
-             f"X̂ = 0 in {zero} of {len(si)} runs, median cos Θ₁ {cos:.2f}. Settings of the λ × ε study that reproduce it "
-             f"(5 seeds): {', '.join(ok) if ok else 'none'}")
+             f"X̂ = 0 in {zero} of {len(si)} runs, median cos Θ₁ {cos:.2f}. The verdict at each setting of the λ × ε study "
+             f"({len(next(iter(sens.values())))} seeds): {by}")
     deps = _dependences(sens, c['verdict_of'], v) + [
         Dependence('m_X, m_Φ (the paper gives neither)', f"m_X = {si[0].meta['options']['m_X']}, m_Φ = {si[0].meta['m_Phi']}", 'not swept'),
         Dependence('the UCB grid and δ = 0.1 in β_t', f"|Z| = {si[0].meta['grid_size']}", 'not swept')]
@@ -302,6 +360,7 @@ def _claim_si_phase_cost(cache_dir='results'):
             pr = _restrict(PR, seeds, [r['R'] for r in runs], [r['R_si'] for r in runs])
             return null_rule(*verdict_from(checks(pr, name)), {m: pr.learns(m) for m in ('SI-BO', 'Exact-UCB', 'RandomS-UCB')})[0]
         deps += _dependences(_sens(key, cache_dir), verdict_of, v, prefix=f'{name}: ')
+        value.append(f"{name}, this panel's part of the claim at each setting of the λ × ε study: {_by_verdict(_sens(key, cache_dir), verdict_of)}")
     nulls = '; '.join(f"{name}: " + PR.nulls_text(['SI-BO', 'Exact-UCB', 'RandomS-UCB']) for name, PR in panels.items())
     seeds = sorted(set().union(*(PR.seeds for PR in panels.values())))
     return Measurement(v, '; '.join(value), note, nulls=nulls + ' (in R_T/T)', seeds=seed_stability(decide, seeds), depends=deps)
@@ -331,11 +390,8 @@ def _claim_fig3_noiseless(cache_dir='results'):
 @register_claim('sibo', 'fig3-k', 'Sec. 5, Fig. 3 b/e', """SI-BO is relatively stable in the choice of k
     (k = 1, 2, 3 on a function with k = 2).""", f'{PAGE}#fig.-3-be-the-choice-of-k')
 def _claim_fig3_k(cache_dir='results'):
-    resk, resf = _load('sibo-k', cache_dir), _load('sibo-fig3', cache_dir)
-    prob = next(iter(resf))[1]
-    res = {**dict(resk), ('SI-BO k = 2', prob): resf[('SI-BO', prob)], ('Random', prob): resf[('Random', prob)]}
-    PS = results_panel(res, prob, value=lambda t, n: float(_log10(_S(t, n))), random='Random')
-    ks = ['SI-BO k = 1', 'SI-BO k = 2', 'SI-BO k = 3']
+    c = _k_context(cache_dir)
+    PS, ks, res = c['PS'], c['ks'], c['res']
     S = {m: 10 ** PS.values(m) for m in ks}
     def decide(drop=()):
         keep = np.ones(len(PS.seeds), bool); keep[_pos(PS, drop)] = False
@@ -343,9 +399,13 @@ def _claim_fig3_k(cache_dir='results'):
         v, note = verdict_from({'mean final S_T within 0.1 across k': spread < 0.1})
         return null_rule(v, note, {m: PS.learns(m, drop) for m in ks})
     v, note = decide()
-    rank2 = sum(t.meta['x_hat_sv'][1] > t.meta['x_hat_sv'][0] / 100 for (m, p), ts in res.items() if m in ks for t in ts)
-    value = ("S_T (mean ± s.e.) " + ', '.join(f"k = {m[-1]}: {_fmt(PS, m)}" for m in ks) + f", random search {_fmt(PS, 'Random')} "
-             f"({len(PS.seeds)} runs each); X̂ of rank ≥ 2 in {rank2} of {sum(len(PS.seeds) for _ in ks)} runs")
+    runs = [t for (m, p), ts in res.items() if m in ks for t in ts]
+    rank2 = sum(t.meta['x_hat_sv'][1] > t.meta['x_hat_sv'][0] / 100 for t in runs)
+    missing = {m: 10 - n for m, n in c['n'].items() if n < 10}
+    value = ("S_T (mean ± s.e., paired on the " + f"{len(PS.seeds)} seeds every k ran) " + ', '.join(f"k = {m[-1]}: {_fmt(PS, m)}" for m in ks)
+             + f", random search {_fmt(PS, 'Random')}; largest difference of the means {max(abs(float((S[a] - S[b]).mean())) for a in ks for b in ks):.3f}; "
+             + f"X̂ of rank ≥ 2 in {rank2} of {len(runs)} runs"
+             + ('' if not missing else '; not run: ' + ', '.join(f"k = {m[-1]}: {n} of the 10 runs" for m, n in missing.items())))
     deps = [Dependence('λ rule and ε', f"{FIG3_SI_RULE}, ε = {FIG3_SI['eps']:g} (chosen at k = 2)", 'not swept'),
             Dependence('m_Φ at k = 3', "515, k = 2's (2.5 k(d + m_X − k) would leave no GP-UCB step)", 'not swept')]
     return Measurement(v, value, note, nulls=PS.nulls_text(ks), seeds=seed_stability(decide, PS.seeds), depends=deps)
