@@ -14,7 +14,7 @@ python ../shared/tools/mutants.py tests/test_sibo.py \
         i = int(self.rng.choice" "        u = mu + 0 * sd
         i = int(self.rng.choice" "mean instead of UCB" \
  -m $F "beta_srinivas_finite(t, len" "beta_srinivas_finite(t + 1, len" "beta_t off by one" \
- -m $F "def project(self, X): return (np.atleast_2d(X) - self.c) @ self.P.T" "def project(self, X): return np.atleast_2d(X) @ self.P.T" "projection not centred" \
+ -m $F "return (np.atleast_2d(X) - self.c) @ self.P.T" "return np.atleast_2d(X) @ self.P.T" "projection not centred" \
  -m $F "self.set_subspace(A_hat, self.si_X, vals)" "self.set_subspace(A_hat)" "SI points not in the GP data" \
  -m $F "si_points(self.radius * self.xi" "si_points(self.xi" "centres on the unit sphere regardless of the domain" \
  -m $F "self._mu += v * gp._z[n]; self._var -= v * v" "self._mu += v * gp._z[n]; self._var -= v" "grid variance update" \
