@@ -4,7 +4,7 @@
 
 # %% ../nbs/20_sibo.ipynb #8102ad63
 from __future__ import annotations
-import math, time, functools
+import math, time, functools, warnings
 import numpy as np
 from scipy import linalg, optimize as sopt
 from scipy.spatial.distance import cdist
@@ -14,12 +14,12 @@ from .acquisition import beta_srinivas_finite
 from .bo import Optimizer, register_method
 
 # %% auto #0
-__all__ = ['LAMBDA_RULES', 'sphere', 'ball', 'si_design', 'A_op', 'A_adj', 'si_points', 'si_measurements', 'nuclear_norm',
-           'spectral_norm', 'DSResult', 'dantzig_selector', 'matrix_lasso', 'subspace_from', 'cos_theta',
-           'random_subspace', 'lambda_paper', 'lambda_noise', 'lambda_practical', 'learn_subspace', 'z_grid',
-           'GridPosterior', 'SubspaceUCB', 'ExactUCB', 'RandomSUCB', 'RandomHUCB', 'RandomBall', 'SIBO',
-           'sibo_gp_problem', 'gabor_filter', 'gabor_problem', 'sibo_fig3', 'sibo_k', 'sibo_gabor', 'sibo_randomh',
-           'sibo_noiseless']
+__all__ = ['LAMBDA_RULES', 'FIG3_SI', 'sphere', 'ball', 'si_design', 'A_op', 'A_adj', 'si_points', 'si_measurements',
+           'nuclear_norm', 'spectral_norm', 'DSResult', 'dantzig_selector', 'matrix_lasso', 'subspace_from',
+           'cos_theta', 'random_subspace', 'lambda_paper', 'lambda_noise', 'lambda_practical', 'lambda_oracle',
+           'learn_subspace', 'z_grid', 'GridPosterior', 'sigma_hat', 'SubspaceUCB', 'ExactUCB', 'RandomSUCB',
+           'RandomHUCB', 'RandomBall', 'SIBO', 'sibo_gp_problem', 'gabor_filter', 'gabor_problem', 'true_gradient',
+           'sibo_fig3', 'sibo_k', 'sibo_gabor', 'sibo_randomh', 'sibo_randomh_gabor', 'sibo_noiseless']
 
 # %% ../nbs/20_sibo.ipynb #9c5cf90c
 def sphere(n:int, # number of points
@@ -103,18 +103,24 @@ def _gram(Phi):
     Amat = Phi.reshape(len(Phi), -1)
     return Amat.T @ Amat, Amat
 
-def nuclear_norm(M): return float(np.linalg.svd(M, compute_uv=False).sum())
-def spectral_norm(M): return float(np.linalg.svd(M, compute_uv=False)[0])
+def nuclear_norm(M:np.ndarray) -> float:
+    "The nuclear norm ||M||_*, the sum of the singular values."
+    return float(np.linalg.svd(M, compute_uv=False).sum())
+
+def spectral_norm(M:np.ndarray) -> float:
+    "The spectral norm ||M||_2, the largest singular value."
+    return float(np.linalg.svd(M, compute_uv=False)[0])
 
 # %% ../nbs/20_sibo.ipynb #a719ef92
 class DSResult:
-    "The Dantzig selector's answer: `X` and how it was reached."
-    def __init__(self, X, iters, converged, objective, constraint, dual_bound, lam):
+    "The Dantzig selector's answer: `X` (feasible: `constraint` <= `lam`) and how it was reached."
+    def __init__(self, X, iters, converged, objective, constraint, dual_bound, lam, moved=0.):
         self.X, self.iters, self.converged, self.lam = X, iters, converged, lam
         self.objective, self.constraint, self.dual_bound = objective, constraint, dual_bound
+        self.moved = moved # the step theta towards the exact fit that made the ADMM iterate feasible (0: it was)
     @property
     def gap(self) -> float:
-        "Relative duality gap (objective - dual bound) / max(objective, tiny)."
+        "Relative duality gap (objective - dual bound) / max(objective, tiny) of the feasible `X`: >= 0 up to rounding."
         return (self.objective - self.dual_bound) / max(self.objective, 1e-300)
     def __repr__(self):
         return (f"DSResult(||X||_* = {self.objective:.6g}, ||A*(y - A(X))||_2 = {self.constraint:.4g} (lambda = "
@@ -159,11 +165,23 @@ def dantzig_selector(Phi:np.ndarray, # directions (m_Phi, d, m_X)
         if it % 20 == 0:   # residual balancing (Boyd et al. 2011, Sec. 3.4.1)
             if rn > 10 * sn: rho *= 2; U /= 2
             elif sn > 10 * rn: rho /= 2; U *= 2
+    M, theta = _make_feasible(M, G, b, lam)
     Z = -rho * U
     nz = spectral_norm(Gop(Z))
     dual = max(float(np.sum(Z * b) - lam * nuclear_norm(Z)) / max(nz, 1.), 0.) if nz > 0 else 0.
-    res = DSResult(M, it, converged, nuclear_norm(M), spectral_norm(b - Gop(M)), dual, lam)
+    res = DSResult(M, it, converged, nuclear_norm(M), spectral_norm(b - Gop(M)), dual, lam, theta)
     return res if full else M
+
+def _make_feasible(M, G, b, lam):
+    """The ADMM stops with its constraint met to `tol` only. Move M towards the exact fit M_ls (G M_ls = b, which
+    exists as b = A*(y) lies in the range of G = A*A) just enough that ||b - G M||_2 <= lam: the residual shrinks by
+    the factor 1 - theta. Returns (M, theta)."""
+    d, m = M.shape
+    r = spectral_norm(b - (G @ M.reshape(-1)).reshape(d, m))
+    if r <= lam: return M, 0.
+    M_ls = np.linalg.lstsq(G, b.reshape(-1), rcond=None)[0].reshape(d, m)
+    theta = 1. - lam * (1. - 1e-10) / r
+    return (1. - theta) * M + theta * M_ls, theta
 
 # %% ../nbs/20_sibo.ipynb #7f12b65e
 def matrix_lasso(Phi:np.ndarray, # directions (m_Phi, d, m_X)
@@ -239,13 +257,27 @@ def lambda_practical(Phi, eps, sigma, k:int, C2:float=4., n_res:int=1, rng=None)
     return lambda_noise(Phi, eps, sigma, n_res, rng=rng) + 1.2 * eps * m_X * k * C2 / (2 * math.sqrt(m_Phi))
 
 # %% ../nbs/20_sibo.ipynb #60002222
-LAMBDA_RULES = ('practical', 'paper')
+LAMBDA_RULES = ('practical', 'paper', 'oracle', 'data')
 
-def _lambda(rule, Phi, eps, sigma, k, C2, n_res, rng):
+def lambda_oracle(Phi:np.ndarray, # directions (m_Phi, d, m_X)
+                  y:np.ndarray, # measurements (Eq. 1)
+                  X:np.ndarray, # the true gradients at the centres (d, m_X): known only in a simulation
+                 ) -> float:
+    "||A*(e + z)||_2 = ||A*(y - A(X))||_2: the smallest lambda for which the true X is feasible (a simulation's oracle)."
+    return spectral_norm(A_adj(Phi, y - A_op(Phi, X)))
+
+def _lambda(rule, Phi, eps, sigma, k, C2, n_res, rng, y=None, X=None, frac=0.5):
+    "lambda by `rule`: 'practical', 'paper' (Eq. 4), 'oracle' (needs the true X), 'data' (frac ||A*(y)||_2) or a number."
     m_Phi, d, m_X = Phi.shape
     if isinstance(rule, str):
         if rule == 'practical': return lambda_practical(Phi, eps, sigma, k, C2, n_res, rng)
         if rule == 'paper': return lambda_paper(eps, d, m_X, m_Phi, k, sigma, C2, n_res)
+        if rule == 'oracle':
+            if X is None: raise ValueError("lambda_rule='oracle' needs the true gradients: a problem that knows its `A`")
+            return lambda_oracle(Phi, y, X)
+        if rule == 'data':
+            if not 0 < frac < 1: raise ValueError(f"lambda_frac must be in (0, 1), got {frac!r}")
+            return frac * spectral_norm(A_adj(Phi, y))
         raise ValueError(f"lambda_rule must be one of {LAMBDA_RULES} or a number, got {rule!r}")
     lam = float(rule)
     if not lam >= 0: raise ValueError(f"lambda must be >= 0, got {rule!r}")
@@ -257,13 +289,15 @@ def learn_subspace(fx, # f on a batch: (n, d) -> (n,) observed values
                    m_X:int, # number of centres
                    m_Phi:int, # number of measurements
                    eps:float, # finite-difference step
-                   lambda_rule='practical', # 'practical', 'paper' (Eq. 4) or a number
+                   lambda_rule='practical', # 'practical', 'paper' (Eq. 4), 'oracle' (needs `grad`), 'data' or a number
                    sigma:float=0., # noise std of one evaluation (for lambda)
                    n_res:int=1, # repeats averaged per point
                    C2:float=4., # bound on the second derivatives of g (for lambda)
                    centre=None, # the centre of the domain (default 0)
                    radius:float=1., # radius of the sphere of centres
                    rng=None, # Generator, seed or None
+                   grad=None, # the true gradient of f on a batch, (n, d) -> (n, d): for the oracle lambda (`true_gradient`)
+                   lambda_frac:float=0.5, # the 'data' rule's fraction of ||A*(y)||_2
                   ) -> dict:
     "SI phase: returns dict(A_hat, X_hat, lam, ds, xi, Phi, y, points, values)."
     rng = as_rng(rng)
@@ -272,7 +306,8 @@ def learn_subspace(fx, # f on a batch: (n, d) -> (n,) observed values
     P = c + si_points(radius * xi, Phi, eps)
     vals = np.mean([np.asarray(fx(P), dtype=float) for _ in range(n_res)], axis=0)
     y = si_measurements(vals, m_X, eps)
-    lam = _lambda(lambda_rule, Phi, eps, sigma, k, C2, n_res, rng)
+    X = None if grad is None else np.asarray(grad(P[:m_X]), dtype=float).T
+    lam = _lambda(lambda_rule, Phi, eps, sigma, k, C2, n_res, rng, y=y, X=X, frac=lambda_frac)
     ds = dantzig_selector(Phi, y, lam, full=True)
     return dict(A_hat=subspace_from(ds.X, k), X_hat=ds.X, lam=lam, ds=ds, xi=xi, Phi=Phi, y=y, points=P, values=vals)
 
@@ -296,7 +331,9 @@ class GridPosterior:
         self.gp, self.Z = gp, np.asarray(Z, dtype=float)
         self._buf, self._diag = None, None          # rows 0..n-1 of _buf hold V = L^-1 K(X, Z)
     @property
-    def V(self): return self._buf[:self.gp.n]
+    def V(self):
+        "V = L^-1 K(X, Z), shape (n, m): one row per observation."
+        return self._buf[:self.gp.n]
     def _full(self):
         gp = self.gp
         V = linalg.solve_triangular(gp.L, gp.kernel(gp.X, self.Z), lower=True)
@@ -325,6 +362,15 @@ class GridPosterior:
         return self._mu.copy(), np.sqrt(np.maximum(self._var, 0.))
 
 # %% ../nbs/20_sibo.ipynb #c6eb3db0
+def sigma_hat(sigma:float, # noise std of one evaluation
+              T:int, # number of GP-UCB steps
+              delta:float=0.1, # failure probability
+             ) -> float:
+    "Sec. 3: sigma (2 log(1/delta) + 2 log T + log(1/(2 pi)))^(1/2), a bound on all T noises w.p. >= 1 - delta."
+    a = 2 * math.log(1 / delta) + 2 * math.log(T) - math.log(2 * math.pi)
+    if not a > 0: raise ValueError(f"sigma_hat needs T / delta > sqrt(2 pi), got T = {T}, delta = {delta}")
+    return sigma * math.sqrt(a)
+
 def _cube_centre_radius(bounds):
     b = check_bounds(bounds)
     c, h = b.mean(1), (b[:, 1] - b[:, 0]) / 2
@@ -336,27 +382,34 @@ class SubspaceUCB(Optimizer):
     defaults = dict(k=2,                 # subspace dimension
                     lengthscale=0.5,     # Matérn-5/2 lengthscale in z (the paper's 1/2)
                     variance=1.,         # kernel variance sigma_f^2 (the paper's 1)
-                    noise_var=None,      # GP noise variance (None: the problem's noise_std^2, at least 1e-6)
+                    noise_var=None,      # GP noise variance: None (the problem's sigma^2, at least 1e-6), 'sigma_hat' (Sec. 3's bound) or a number
                     delta=0.1,           # failure probability in beta_t
                     beta_scale=1.,       # multiplier on beta_t (1: the finite-set rule of Srinivas et al.)
                     grid=None,           # points per grid axis (default 1000 / 61 / 25 for k = 1 / 2 / 3)
                     domain=None,         # 'ball' or 'cube' (None: the problem's `domain`, else 'ball')
                     A=None)              # the projection (k, d), where a method takes it as given
     def setup(self):
+        "Check `k` and the options; the domain is the ball inscribed in the problem's cube (centre `c`, radius `R`)."
         o = self.options
         if isinstance(o['k'], bool) or int(o['k']) != o['k'] or not 1 <= o['k'] <= self.dim:
             raise ValueError(f"k must be an integer in 1..{self.dim}, got {o['k']!r}")
         if o['domain'] not in (None, 'ball', 'cube'): raise ValueError(f"domain must be 'ball' or 'cube', got {o['domain']!r}")
+        if isinstance(o['noise_var'], str) and o['noise_var'] != 'sigma_hat':
+            raise ValueError(f"noise_var must be None, 'sigma_hat' or a number, got {o['noise_var']!r}")
         self.k = int(o['k'])
         self.c, self.R = _cube_centre_radius(self.bounds)
         self.domain = o['domain'] or 'ball'
         self.noise_var = o['noise_var']
-        self.P, self.post, self.t_ucb, self.problem_A = None, None, 0, None
+        self.P, self.post, self.t_ucb, self.problem_A, self.problem, self.sigma = None, None, 0, None, None, 0.
 
     def prepare_run(self, problem, budget):
+        "Take the domain, the noise level, and (in a simulation) the true subspace and gradient from the problem."
         if self.options['domain'] is None: self.domain = getattr(problem, 'domain', 'ball')
-        if self.noise_var is None: self.noise_var = problem.noise_std ** 2
-        self.problem_A = getattr(problem, 'A', None)
+        self.sigma = float(problem.noise_std or 0.)
+        if self.noise_var is None: self.noise_var = self.sigma ** 2
+        elif self.noise_var == 'sigma_hat':   # Sec. 3: bounds the noise of the T GP-UCB steps w.p. 1 - delta
+            self.noise_var = sigma_hat(self.sigma, max(budget - getattr(self, 'n_si', 0), 1), self.options['delta']) ** 2
+        self.problem_A, self.problem = getattr(problem, 'A', None), problem
 
     def set_subspace(self, P:np.ndarray, X=None, y=None):
         "Use the projection P (k, d); start the GP from the points X (n, d) with values y, if given."
@@ -377,8 +430,12 @@ class SubspaceUCB(Optimizer):
         if X is not None and len(X): self.post.fit(self.project(X), y)
         self.trace.meta['grid_size'] = len(Z)
 
-    def project(self, X): return (np.atleast_2d(X) - self.c) @ self.P.T
-    def lift(self, z): return self.c + np.asarray(z) @ self.P
+    def project(self, X):
+        "z = P (x - c) for the rows x of X: shape (n, k)."
+        return (np.atleast_2d(X) - self.c) @ self.P.T
+    def lift(self, z):
+        "The point x = c + P^T z of the domain for a z of the subspace."
+        return self.c + np.asarray(z) @ self.P
 
     def beta(self, t:int) -> float:
         "beta_t = 2 log(|Z| t^2 pi^2 / (6 delta)) times beta_scale, t = the GP-UCB step (from 1)."
@@ -399,12 +456,15 @@ class SubspaceUCB(Optimizer):
     def _tell(self, x, y):
         if self.P is not None: self.post.add(self.project(x)[0], y)
 
-    def initial_subspace(self): raise NotImplementedError
+    def initial_subspace(self):
+        "The projection (k, d) GP-UCB runs on; each subclass chooses it."
+        raise NotImplementedError
 
 @register_method('exact-ucb')
 class ExactUCB(SubspaceUCB):
     "GP-UCB on the true subspace A (Fig. 3's oracle): needs a problem that knows its `A`, or the option `A`."
     def initial_subspace(self):
+        "The true subspace: the option `A`, else the problem's `A`."
         A = self.options['A'] if self.options['A'] is not None else self.problem_A
         if A is None: raise ValueError("exact-ucb needs the true subspace: a problem with an `A` attribute, or the option A=")
         return A
@@ -413,6 +473,7 @@ class ExactUCB(SubspaceUCB):
 class RandomSUCB(SubspaceUCB):
     "GP-UCB on a uniformly random k-dimensional subspace (Fig. 3's RandomS-UCB)."
     def initial_subspace(self):
+        "A uniformly random k-dimensional subspace (its cosines to the true A recorded when the problem knows A)."
         P = random_subspace(self.k, self.dim, self.rng)
         A = self.problem_A
         if A is not None and len(A) == self.k: self.trace.meta['cos_theta'] = cos_theta(A, P).tolist()
@@ -428,6 +489,7 @@ class RandomHUCB(SubspaceUCB):
     "GP-UCB in the full d-dimensional space, the UCB maximised over `n_candidates` random points per step."
     defaults = dict(k=None, n_candidates=1000)
     def setup(self):
+        "k = d: GP-UCB in the whole space, with its own GP on x - c."
         self.options['k'] = self.dim
         super().setup()
         self.gp = GP(Matern(2.5, self.options['lengthscale']), noise=1e-6, normalize_y=False)
@@ -450,6 +512,7 @@ class RandomBall(SubspaceUCB):
     "Random search, uniform in the domain (the inscribed ball, or the cube for `domain='cube'` problems)."
     defaults = dict(k=None)
     def setup(self):
+        "k = d: no model; each query is a uniform draw from the domain."
         self.options['k'] = self.dim
         super().setup()
     def _ask(self): return _domain_sample(self, 1)[0], {}
@@ -461,12 +524,14 @@ class SIBO(SubspaceUCB):
     "SI-BO (Djolonga et al. 2013, Alg. 1): subspace identification by the Dantzig selector, then GP-UCB in it."
     defaults = dict(m_X=5,                   # number of centres
                     m_Phi=None,              # measurements (default ceil(2.5 k (d + m_X - k)), 2.5x the degrees of freedom)
-                    eps=0.3,                 # finite-difference step
-                    lambda_rule='practical', # 'practical', 'paper' (Eq. 4) or a number
+                    eps=0.5,                 # finite-difference step (chosen by the study of the experiments page)
+                    lambda_rule='data',      # 'data', 'practical', 'paper' (Eq. 4), 'oracle' (a simulation's) or a number
+                    lambda_frac=0.25,        # the 'data' rule: lambda = lambda_frac ||A*(y)||_2
                     C2=4.,                   # bound on the second derivatives of g (both lambda rules)
                     n_res=1,                 # evaluations averaged per SI point
                     eps_bar=0.1)             # domain margin: centres on the sphere of radius R / (1 + eps_bar)
     def setup(self):
+        "Check the options, draw the SI design (centres and directions) and list the SI points."
         super().setup()
         o = self.options
         for nm in ('m_X', 'n_res'):
@@ -484,8 +549,11 @@ class SIBO(SubspaceUCB):
         self._si_pending = {}  # asked, not yet told: point bytes -> indices (two SI points coincide when two signs vectors do)
 
     @property
-    def n_si(self) -> int: return len(self.si_X) * self.n_res
+    def n_si(self) -> int:
+        "The SI phase's evaluations, m_X (m_Phi + 1) n_res."
+        return len(self.si_X) * self.n_res
     def check_budget(self, budget):
+        "Refuse a budget that leaves no GP-UCB step after the SI phase."
         if budget <= self.n_si:
             raise ValueError(f"si-bo: budget={budget} leaves no GP-UCB step after the SI phase's m_X (m_Phi + 1) n_res = {self.n_si} evaluations; "
                              "use a larger budget or smaller m_X, m_Phi")
@@ -507,21 +575,33 @@ class SIBO(SubspaceUCB):
             self._si_vals[i].append(y)
         else: self.post.add(self.project(x)[0], y)
 
-    def _learn(self):
-        o = self.options
+    def measurements(self) -> tuple[np.ndarray, np.ndarray]:
+        "Once every SI point is told: their values (each the mean of its n_res repeats) and the measurements y (Eq. 1)."
         if any(len(v) < self.n_res for v in self._si_vals): raise RuntimeError("si-bo: some SI points were never told")
         vals = np.array([np.mean(v) for v in self._si_vals])
-        y = si_measurements(vals, self.m_X, o['eps'])
-        sigma = math.sqrt(self.noise_var or 0.)
-        lam = _lambda(o['lambda_rule'], self.Phi, o['eps'], sigma, self.k, o['C2'], self.n_res, self.rng)
+        return vals, si_measurements(vals, self.m_X, self.options['eps'])
+
+    def _learn(self):
+        o = self.options
+        vals, y = self.measurements()
+        X = None
+        if o['lambda_rule'] == 'oracle' and self.problem is not None and getattr(self.problem, 'A', None) is not None:
+            X = true_gradient(self.problem, self.si_X[:self.m_X]).T
+        lam = _lambda(o['lambda_rule'], self.Phi, o['eps'], self.sigma, self.k, o['C2'], self.n_res, self.rng,
+                      y=y, X=X, frac=o['lambda_frac'])
         ds = dantzig_selector(self.Phi, y, lam, full=True)
-        if not ds.X.any():   # X_hat = 0: no direction was learnt; fall back on a random subspace and say so
-            A_hat = random_subspace(self.k, self.dim, self.rng); self.trace.meta['x_hat_zero'] = True
+        nAy = spectral_norm(A_adj(self.Phi, y))
+        m = self.trace.meta
+        m['x_hat_zero'] = zero = not ds.X.any()
+        if zero:   # lambda >= ||A*(y)||_2: X = 0 is feasible, so no direction is learnt. The paper has no such case.
+            warnings.warn(f"si-bo: X_hat = 0 (lambda = {lam:.3g} >= ||A*(y)||_2 = {nAy:.3g}): no direction was learnt; "
+                          "GP-UCB runs on a random subspace (trace.meta['x_hat_zero'])", stacklevel=2)
+            A_hat = random_subspace(self.k, self.dim, self.rng)
         else: A_hat = subspace_from(ds.X, self.k)
         self.set_subspace(A_hat, self.si_X, vals)   # one noise level for all data (conservative for averaged SI points)
-        m = self.trace.meta
-        m.update(A_hat=A_hat.tolist(), lam=lam, ds_objective=ds.objective, ds_gap=ds.gap, ds_iters=ds.iters,
-                 m_Phi=self.m_Phi, n_si=self.n_si, x_hat_sv=np.linalg.svd(ds.X, compute_uv=False)[:self.k + 1].tolist())
+        m.update(A_hat=A_hat.tolist(), lam=lam, lam_ratio=lam / max(nAy, 1e-300), ds_objective=ds.objective, ds_gap=ds.gap,
+                 ds_iters=ds.iters, m_Phi=self.m_Phi, n_si=self.n_si,
+                 x_hat_sv=np.linalg.svd(ds.X, compute_uv=False)[:self.k + 1].tolist())
         if self.problem_A is not None and np.shape(self.problem_A)[1] == self.dim:
             m['cos_theta'] = cos_theta(self.problem_A, A_hat).tolist()
 
@@ -594,6 +674,19 @@ def gabor_problem(size:int=17, # filter size: d = size^2
     p.A, p.domain = th[None], 'cube'
     return p
 
+# %% ../nbs/20_sibo.ipynb #7e9d0001
+def true_gradient(problem:Problem, # a simulation: it knows its `A` (or its gradient, `grad`)
+                  X:np.ndarray, # points (n, d), inside the domain
+                  h:float=1e-6, # central-difference step along the rows of A
+                 ) -> np.ndarray:
+    """The noiseless gradient of f at the rows of X, (n, d): `problem.grad` if it has one, else central differences of
+    f along the rows of `problem.A`, exact up to O(h^2) because f(x) = g(Ax) varies along them only."""
+    X = np.atleast_2d(np.asarray(X, dtype=float))
+    if getattr(problem, 'grad', None) is not None: return np.asarray(problem.grad(X), dtype=float)
+    A = np.atleast_2d(problem.A)
+    D = np.stack([(problem.batch(X + h * a) - problem.batch(X - h * a)) / (2 * h) for a in A], 1)   # (n, k)
+    return D @ A
+
 # %% ../nbs/20_sibo.ipynb #b2e1a001
 from .functions import register_problem
 register_problem('sibo-gp', sibo_gp_problem); register_problem('gabor', gabor_problem)
@@ -601,8 +694,10 @@ register_problem('sibo-gp', sibo_gp_problem); register_problem('gabor', gabor_pr
 # %% ../nbs/20_sibo.ipynb #2be15063
 from .experiments import Experiment, register_experiment
 
+FIG3_SI = dict(eps=0.5, lambda_rule='data', lambda_frac=0.25)   # SI-BO's step and lambda in Fig. 3: chosen by the study on the experiments page
+
 def _sibo_methods(k:int, m_X:int, **si):
-    return {'SI-BO': ('si-bo', dict(k=k, m_X=m_X, **si)), 'Exact-UCB': ('exact-ucb', dict(k=k)),
+    return {'SI-BO': ('si-bo', dict(k=k, m_X=m_X, **FIG3_SI, **si)), 'Exact-UCB': ('exact-ucb', dict(k=k)),
             'RandomS-UCB': ('randoms-ucb', dict(k=k)), 'Random': ('random-ball', {})}
 
 @register_experiment(name='sibo-fig3')
@@ -610,50 +705,60 @@ def sibo_fig3(scale:str='quick'):
     "SI-BO paper Fig. 3 a/d: a 2-D Matérn GP sample hidden in d = 100 (quick: 30); SI-BO, Exact-UCB, RandomS-UCB, random search."
     full = scale == 'full'
     d = 100 if full else 30
-    return Experiment('sibo-fig3', group='sibo', methods=_sibo_methods(2, 5 if full else 3),
+    return Experiment('sibo-fig3', group='sibo', methods=_sibo_methods(2, 5 if full else 3), store_x=False,
                       problems={f'GP sample, d = {d}': functools.partial(sibo_gp_problem, d=d)},
                       seeds=10 if full else 3, budget=3500 if full else 600)
 
 @register_experiment(name='sibo-k')
 def sibo_k(scale:str='quick'):
-    """SI-BO paper Fig. 3 b/e: SI-BO with k = 1, 2, 3 on the GP sample with k = 2 (d = 100; quick: 30).
-    k = 1, 2 use the default m_Phi; at k = 3 the default (2.5x the degrees of freedom) would spend more than T on the
-    SI phase, so k = 3 gets the SI budget of k = 2 (its m_Phi, about 1.7x the degrees of freedom of k = 3)."""
+    """SI-BO paper Fig. 3 b/e: SI-BO with k = 1 and 3 on the GP sample with k = 2 (d = 100; quick: 30); k = 2 is
+    `sibo-fig3`'s SI-BO (same functions, seeds and options). k = 1 uses the default m_Phi; at k = 3 the default
+    (2.5x the degrees of freedom) would spend more than T on the SI phase, so k = 3 gets the SI budget of k = 2 (its
+    m_Phi, about 1.7x the degrees of freedom of k = 3)."""
     full = scale == 'full'
     d, m_X = (100, 5) if full else (30, 3)
     m_Phi2 = math.ceil(2.5 * 2 * (d + m_X - 2))
-    opts = {1: dict(k=1, m_X=m_X), 2: dict(k=2, m_X=m_X), 3: dict(k=3, m_X=m_X, m_Phi=m_Phi2)}
-    return Experiment('sibo-k', group='sibo',
+    opts = {1: dict(k=1, m_X=m_X, **FIG3_SI), 3: dict(k=3, m_X=m_X, m_Phi=m_Phi2, **FIG3_SI)}
+    return Experiment('sibo-k', group='sibo', store_x=False,
                       methods={f'SI-BO k = {k}': ('si-bo', o) for k, o in opts.items()},
                       problems={f'GP sample, d = {d}': functools.partial(sibo_gp_problem, d=d)},
-                      seeds=5 if full else 2, budget=3500 if full else 600)
+                      seeds=10 if full else 2, budget=3500 if full else 600)
 
 @register_experiment(name='sibo-gabor')
 def sibo_gabor(scale:str='quick'):
     "SI-BO paper Fig. 3 c/f: the Gabor ridge, d = 289 (quick: 81), k = 1; SI-BO, Exact-UCB, RandomS-UCB, random search."
     full = scale == 'full'
     size = 17 if full else 9
-    return Experiment('sibo-gabor', group='sibo', methods=_sibo_methods(1, 2),
+    return Experiment('sibo-gabor', group='sibo', methods=_sibo_methods(1, 2), store_x=False,
                       problems={f'Gabor, d = {size**2}': functools.partial(gabor_problem, size=size)},
-                      seeds=10 if full else 3, budget=2500 if full else 500)
+                      seeds=20 if full else 3, budget=2500 if full else 500)
 
 @register_experiment(name='sibo-randomh')
 def sibo_randomh(scale:str='quick'):
-    "SI-BO paper Fig. 3: RandomH-UCB (GP-UCB in the full space, 1000 random candidates per step) on both problems, a smaller budget."
+    "SI-BO paper Fig. 3 a/d: RandomH-UCB (GP-UCB in the full space, 1000 random candidates per step) on the GP sample, the paper's 10 runs, T = 1000."
     full = scale == 'full'
-    d, size = (100, 17) if full else (30, 9)
+    d = 100 if full else 30
     return Experiment('sibo-randomh', group='sibo', methods={'RandomH-UCB': ('randomh-ucb', dict(n_candidates=1000 if full else 500))},
-                      problems={f'GP sample, d = {d}': functools.partial(sibo_gp_problem, d=d),
-                                f'Gabor, d = {size**2}': functools.partial(gabor_problem, size=size)},
-                      seeds=5 if full else 2, budget=1000 if full else 300)
+                      problems={f'GP sample, d = {d}': functools.partial(sibo_gp_problem, d=d)},
+                      seeds=10 if full else 2, budget=1000 if full else 300, store_x=False)
+
+@register_experiment(name='sibo-randomh-gabor')
+def sibo_randomh_gabor(scale:str='quick'):
+    "SI-BO paper Fig. 3 c/f: RandomH-UCB on the Gabor ridge, T = 1000, 5 runs (SI-BO's lead over it there is not borderline)."
+    full = scale == 'full'
+    size = 17 if full else 9
+    return Experiment('sibo-randomh-gabor', group='sibo', methods={'RandomH-UCB': ('randomh-ucb', dict(n_candidates=1000 if full else 500))},
+                      problems={f'Gabor, d = {size**2}': functools.partial(gabor_problem, size=size)},
+                      seeds=5 if full else 2, budget=1000 if full else 300, store_x=False)
 
 # %% ../nbs/20_sibo.ipynb #c643b54d
 @register_experiment(name='sibo-noiseless')
 def sibo_noiseless(scale:str='quick'):
-    "Fig. 3 a/d without noise (sigma = 0, eps = 1e-3): SI-BO against Exact-UCB when the subspace can be recovered."
+    "Fig. 3 a/d without noise (sigma = 0, eps = 1e-3, the practical lambda): SI-BO against Exact-UCB and random search when the subspace can be recovered."
     full = scale == 'full'
     d = 100 if full else 30
-    return Experiment('sibo-noiseless', group='sibo',
-                      methods={'SI-BO': ('si-bo', dict(k=2, m_X=5 if full else 3, eps=1e-3)), 'Exact-UCB': ('exact-ucb', dict(k=2))},
+    return Experiment('sibo-noiseless', group='sibo', store_x=False,
+                      methods={'SI-BO': ('si-bo', dict(k=2, m_X=5 if full else 3, eps=1e-3, lambda_rule='practical')),
+                               'Exact-UCB': ('exact-ucb', dict(k=2)), 'Random': ('random-ball', {})},
                       problems={f'GP sample, d = {d}, σ = 0': functools.partial(sibo_gp_problem, d=d, noise_std=0.)},
                       seeds=5 if full else 2, budget=3500 if full else 600)
