@@ -321,20 +321,39 @@ def _checked(c:Claim, m:Measurement) -> Measurement:
     elif m.verdict not in CLAIM_VERDICTS: raise ValueError(f"{c.id}: a {c.kind} claim is {CLAIM_VERDICTS}, not {m.verdict!r}")
     return m
 
+def _measure(c:Claim, cache_dir) -> ClaimResult:
+    try: return ClaimResult(c, _checked(c, c.measure(cache_dir)))
+    except Exception as e: return ClaimResult(c, None, f"{type(e).__name__}: {e}")
+
+def _measure_paper(paper:str, cache_dir) -> list:
+    "(claim id, measurement, error) of each claim of `paper`, in a worker process (the parent keeps the claims)."
+    from hdbo_nb.experiments import reuse_loaded_traces
+    with reuse_loaded_traces(): return [(r.claim.id, r.measurement, r.error) for r in map(lambda c: _measure(c, cache_dir), all_claims(paper))]
+
 def evaluate_claims(paper:str|None=None, # a key of `PAPERS`, or None for all
                     cache_dir:str='results', # the results cache the measurements read
                     quiet:bool|None=None, # no progress line (default: only shown on a terminal)
+                    n_jobs:int=1, # processes: >1 measures the papers in parallel (forked workers; sequential where fork is unavailable)
                    ) -> list:
-    "Measure every registered claim (of `paper`) on `cache_dir`: a list of `ClaimResult`. Reads each cache file once."
+    """Measure every registered claim (of `paper`) on `cache_dir`: a list of `ClaimResult`, in the order of `all_claims`.
+    Reads each cache file once (per worker)."""
     from hdbo_nb.experiments import reuse_loaded_traces
     from hdbo_nb.core import progress
-    out, cs = [], all_claims(paper)
+    import multiprocessing as mp
+    cs = all_claims(paper)
     quiet = not sys.stderr.isatty() if quiet is None else quiet
+    papers = list(dict.fromkeys(c.paper for c in cs))
+    if n_jobs > 1 and len(papers) > 1 and 'fork' in mp.get_all_start_methods():
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        got = {}
+        by_size = sorted(papers, key=lambda p: -sum(c.paper == p for c in cs))   # the longest first
+        with ProcessPoolExecutor(min(n_jobs, len(papers)), mp_context=mp.get_context('fork')) as ex, \
+                progress(total=len(papers), desc='claims (papers)', disable=quiet, interval=0) as bar:
+            for f in as_completed([ex.submit(_measure_paper, p, cache_dir) for p in by_size]):
+                got.update({k: (m, e) for k, m, e in f.result()}); bar.update()
+        return [ClaimResult(c, *got[c.id]) for c in cs]
     with reuse_loaded_traces(), progress(cs, desc='claims', disable=quiet, interval=0) as bar:
-        for c in bar:
-            try: out.append(ClaimResult(c, _checked(c, c.measure(cache_dir))))
-            except Exception as e: out.append(ClaimResult(c, None, f"{type(e).__name__}: {e}"))
-    return out
+        return [_measure(c, cache_dir) for c in bar]
 
 
 # %% ../nbs/07_claims.ipynb #e8620989

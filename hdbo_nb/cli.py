@@ -98,7 +98,7 @@ def cmd_plot(args) -> int:
 def cmd_claims(args) -> int:
     "Print the claims scorecard measured on the cache: exit code 1 if a measurement fails."
     from hdbo_nb.claims import evaluate_claims, claims_text, claims_markdown
-    res = evaluate_claims(args.paper, cache_dir=args.cache)
+    res = evaluate_claims(args.paper, cache_dir=args.cache, n_jobs=args.jobs)
     print(claims_markdown(res) if args.markdown else claims_text(res))
     return 1 if any(r.verdict == 'error' for r in res) else 0
 
@@ -197,6 +197,7 @@ def make_parser() -> argparse.ArgumentParser:
     s.add_argument('--paper', default=None, help='one paper: msucb, sibo, chaining, goucb or boo (default all)')
     s.add_argument('--cache', default=cache_default, help='cache directory (default %(default)s, or $HDBO_CACHE)')
     s.add_argument('--markdown', action='store_true', help='a Markdown table instead of text')
+    s.add_argument('--jobs', type=int, default=2, help='processes measuring the papers in parallel (default %(default)s)')
     s.set_defaults(func=cmd_claims)
     return p
 
