@@ -395,16 +395,20 @@ def a1_path(D2, # (N, N) squared canonical distances (dense)
 
 A1_DESIGNS = ((20., 0), (8., 0), (8., 20), (5., 10))   # (side of the square, observations)
 
+def _design_cov(side:float, n_obs:int, seed:int, N:int) -> np.ndarray:
+    "Posterior covariance of an SE GP (noise 0.05²) on N uniform points of [0, side]² after n_obs observations (seeded)."
+    r = np.random.default_rng(seed); X = r.uniform(0, side, (N, 2))
+    post = CandidatePosterior(SE(1.)(X), 0.05**2)
+    for j in range(n_obs): post.add(j, r.standard_normal())
+    return post.cov
+
 def a1_table(cache_dir='results', recompute:bool=False) -> list:
     "`a1_path` on N = 200 SE designs (`A1_DESIGNS`, two seeds each), from the results cache (computed when absent: seconds)."
     def compute(designs, seeds, N):
         out = []
         for side, n_obs in designs:
             for s in seeds:
-                r = np.random.default_rng(s); X = r.uniform(0, side, (N, 2))
-                post = CandidatePosterior(SE(1.)(X), 0.05**2)
-                for j in range(n_obs): post.add(j, r.standard_normal())
-                out.append(dict(side=side, n_obs=n_obs, seed=s, **a1_path(canonical_dist2(post.cov, np.float64))))
+                out.append(dict(side=side, n_obs=n_obs, seed=s, **a1_path(canonical_dist2(_design_cov(side, n_obs, s, N), np.float64))))
         return dict(designs=out)
     return cached_compute(f'{THEORY}/a1_path.json', dict(designs=[list(d) for d in A1_DESIGNS], seeds=[0, 1], N=200), compute,
                           cache_dir=cache_dir, recompute=recompute)['designs']
@@ -463,10 +467,7 @@ def greedy_table(cache_dir='results', recompute:bool=False) -> list:
         out = []
         for side, n_obs in designs:
             for s in seeds:
-                r = np.random.default_rng(s); X = r.uniform(0, side, (N, 2))
-                post = CandidatePosterior(SE(1.)(X), 0.05**2)
-                for j in range(n_obs): post.add(j, r.standard_normal())
-                D = np.sqrt(canonical_dist2(post.cov, np.float64))
+                D = np.sqrt(canonical_dist2(_design_cov(side, n_obs, s, N), np.float64))
                 for e in eps:
                     B = D <= e
                     out.append(dict(side=side, n_obs=n_obs, seed=s, eps=e, opt=min_cover_size(B), alg2=len(greedy_cover(D, e)),
