@@ -14,7 +14,7 @@ __all__ = ['CLAIM_VERDICTS', 'CHECK_VERDICTS', 'VERDICTS', 'FAILING', 'OUTCOMES'
            'INITIAL', 'Dependence', 'Variant', 'Measurement', 'significantly_lower', 'loglog_slope', 'verdict_from',
            'Claim', 'register_claim', 'paired', 'beats', 'Panel', 'seed_stability', 'null_rule', 'initial_design_size',
            'log10_regret', 'results_panel', 'ClaimResult', 'all_claims', 'evaluate_claims', 'claims_markdown',
-           'claims_counts', 'claims_counts_markdown', 'claims_text']
+           'claim_rows', 'claims_counts', 'claims_counts_markdown', 'claims_text']
 
 # %% ../nbs/07_claims.ipynb #ffde65c4
 CLAIM_VERDICTS = ('reproduced', 'partly', 'not reproduced', 'inconclusive', 'not testable here')
@@ -413,6 +413,17 @@ def claims_markdown(results:list, # from `evaluate_claims`
             out.append(f"| {where} | {_md(r.claim.claim)} | {_md(m.value)} | {verdict} | {_rests_on(r)} |")
         out.append('')
     return '\n'.join(out)
+
+def claim_rows(*ids:str, # claim ids of one paper, e.g. 'msucb/headline'
+               cache_dir:str='results', # the results cache the measurements read
+               links:str='ipynb', # as in `claims_markdown`
+              ) -> str:
+    """The scorecard's full rows of these claims, measured on `cache_dir` now, as a Markdown table without the paper's
+    heading: what a paper page shows where it measures a claim. Verdicts as the scorecard states them (an erratum is
+    confirmed); a measurement that fails raises."""
+    papers = sorted({i.partition('/')[0] for i in ids})
+    if len(papers) != 1: raise ValueError(f"claim_rows takes the claims of one paper, not of {papers}")
+    return claims_markdown([ClaimResult(CLAIMS[i], _checked(CLAIMS[i], CLAIMS[i].measure(cache_dir))) for i in ids], links).split('\n', 2)[2]
 
 def claims_counts(results:list) -> dict:
     """{paper: {verdict: count}} over `results`, every verdict present (zeros included); errata and arithmetic checks are

@@ -117,6 +117,12 @@ def test_a_notebook_saved_during_a_build_is_processed_again(tmp_path, monkeypatc
     for n in 'abc': (cache/f'{n}.ipynb').write_text('{}')
     docs.forget_stale_proc({'nbs/a.ipynb': '1', 'nbs/b.ipynb': 'changed', 'nbs/c.ipynb': 'unknown'}, cache)
     assert sorted(p.name for p in cache.iterdir()) == ['a.ipynb']
+    # a changed module re-processes every page (their doc links and source line numbers come from the package)
+    (tmp_path/'digests.json').write_text(json.dumps({'nbs/a.ipynb': '1', **docs._proc_inputs()}))
+    docs.forget_stale_proc({'nbs/a.ipynb': '1', **docs._proc_inputs()}, cache)
+    assert sorted(p.name for p in cache.iterdir()) == ['a.ipynb']
+    docs.forget_stale_proc({'nbs/a.ipynb': '1', **docs._proc_inputs(), 'hdbo_nb/': 'a module changed'}, cache)
+    assert not list(cache.iterdir())
     now = docs.notebook_digests()
     assert docs.fingerprint(now) == docs.fingerprint() != docs.fingerprint(dict(now, **{'nbs/index.ipynb': 'other'}))
 

@@ -788,11 +788,24 @@ def _proc_digest():
     import inspect
     return hashlib.sha256((inspect.getsource(_patch_fastcore) + inspect.getsource(proc)).encode()).hexdigest()
 
+def _package_digest():
+    """A hash of the package's modules: the processed pages take their doc links and source line numbers from them, so a
+    change of any exported name re-processes every page that may link to it (all of them)."""
+    h = hashlib.sha256()
+    for p in sorted((ROOT/'hdbo_nb').rglob('*.py')):
+        if '__pycache__' not in p.parts and p.name != '_modidx.py': h.update(p.relative_to(ROOT).as_posix().encode()); h.update(_digest(p).encode())
+    return h.hexdigest()
+
+def _proc_inputs():
+    "What nbdev's processing reads beside the notebooks: this script's patches and the package (keys outside nbs/)."
+    return {'tools/docs.py': _proc_digest(), 'hdbo_nb/': _package_digest()}
+
 def forget_stale_proc(digests:dict, cache:Path=ROOT/'_proc'):
     """nbdev re-processes a notebook only when it is newer than its folder _proc/, which it touches when it finishes: a
     notebook saved while nbdev runs would stay stale for good. Delete the processed copy of every notebook whose content
     differs from what the last build read (all of them when that is unknown), so that nbdev processes it again; all of
-    them when the processing changed (`digests` has a key outside nbs/ for this script's patches, which shape show_doc)."""
+    them when the processing or what it links to changed (`digests`' keys outside nbs/, from `_proc_inputs`: this
+    script's patches, which shape show_doc, and the package, whose names and line numbers the pages link to)."""
     old = json.loads(PROC_DIGESTS.read_text()) if PROC_DIGESTS.exists() else {}
     if any(old.get(rel) != d for rel, d in digests.items() if not rel.startswith('nbs/')):   # the processing itself changed
         for f in cache.rglob('*.ipynb') if cache.is_dir() else (): f.unlink()
@@ -913,10 +926,11 @@ def build_offline(out:Path, n_workers=2, printed=None):
     t0, printed, noise = time.time(), list(printed or []), []
     def say(line): print(line); printed.append(line)
     digests = notebook_digests()            # before nbdev reads them: a notebook saved during the build counts as changed
-    forget_stale_proc(dict(digests, **{'tools/docs.py': _proc_digest()}))
+    read = dict(digests, **_proc_inputs())  # and what processing reads beside them, also before
+    forget_stale_proc(read)
     cache = proc(n_workers, noise)
     PROC_DIGESTS.parent.mkdir(parents=True, exist_ok=True)
-    PROC_DIGESTS.write_text(json.dumps(dict(digests, **{'tools/docs.py': _proc_digest()}), indent=0))
+    PROC_DIGESTS.write_text(json.dumps(read, indent=0))
     t1, fp = time.time(), fingerprint(digests)   # after proc, which refreshes nbdev.yml and _modidx.py
     cfg = _settings()
     groups = page_groups(cfg.nbs_path/'sidebar.yml', notebooks(cfg.nbs_path), say)
