@@ -234,14 +234,19 @@ def seed_stability(decide:Callable, # a function of the seeds left out (a tuple)
 def null_rule(verdict:str, note:str, # the verdict of the comparison among the methods, and its note
               learned:dict, # {method (or 'method on panel'): whether it beats both null models}
               winner=None, # the method (or labels) the claim says wins; None for a claim with no winner
+              refuted_by:dict|None=None, # {method (a key of `learned`): whether it beats the claimed winner, paired by seed}
              ) -> tuple:
     """The null-model rule: 'inconclusive' when no compared method beats both random search and its best initial point,
-    or when the verdict says the claimed `winner` wins but it does not beat them."""
+    or when the verdict says the claimed `winner` wins but it does not beat them; 'not reproduced' when the winner does
+    not beat them and a method that does also beats the winner (`refuted_by`): the evidence then decides against it."""
     why = lambda s: '. '.join(x for x in (s, note) if x)
     if not any(learned.values()):
         return 'inconclusive', why('no compared method beats both random search and its best initial point')
     ws = [winner] if isinstance(winner, str) else list(winner or [])
     lost = [w for w in ws if not learned.get(w, False)]
+    ref = [m for m, b in (refuted_by or {}).items() if b and learned.get(m, False)] if lost else []
+    if ref: return 'not reproduced', why(f"{', '.join(ref)} {'beats' if len(ref) == 1 else 'beat'} both random search and the "
+                                         f"best initial point, and the claimed winner ({', '.join(lost)}), which {'does' if len(lost) == 1 else 'do'} not")
     if lost and verdict in ('reproduced', 'partly'):
         return 'inconclusive', why(f"{', '.join(lost)} {'does' if len(lost) == 1 else 'do'} not beat both random search and "
                                    "the best initial point")
