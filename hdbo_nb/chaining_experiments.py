@@ -112,7 +112,7 @@ def fig2_decide(panel:Panel, rival:str=GP):
     def decide(drop=()):
         v, note = verdict_from({f'lower than {rival}': panel.beats(CH, rival, drop),
                                 'lower than random search': panel.beats(CH, RANDOM, drop)})
-        return null_rule(v, note, {m: panel.learns(m, drop) for m in (CH, rival)}, winner=CH)
+        return null_rule(v, note, {m: panel.learns(m, drop) for m in (CH, rival)}, winner=CH, refuted_by={rival: panel.beats(rival, CH, drop)})
     return decide
 
 def paired_text(panel:Panel, a:str, b:str) -> str:
@@ -286,7 +286,8 @@ def regime_decide(tab:dict, problems, measure:str='average'):
             checks[f'{p}: lower than without its covers'] = pan.beats(CH, NO_COVERS, drop)
             learned.update({f'{m} on {p}': pan.learns(m, drop) for m in (CH, GP, NO_COVERS)})
         v, note = verdict_from(checks)
-        return null_rule(v, note, learned, winner=[f'{CH} on {p}' for p in pans])
+        return null_rule(v, note, learned, winner=[f'{CH} on {p}' for p in pans],
+                         refuted_by={f'{m} on {p}': pan.beats(m, CH, drop) for p, pan in pans.items() for m in (GP, NO_COVERS)})
     return decide
 
 # %% ../nbs/32_chaining_experiments.ipynb #c32reg4

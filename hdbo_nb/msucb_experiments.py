@@ -348,6 +348,12 @@ def _learning(panels:dict, m:str, drop=()) -> list:
     "The panels on which `m` beats both random search and its best initial point (with the seeds in `drop` left out)."
     return [pl for pl, P in panels.items() if m in P.finals and P.learns(m, drop)]
 
+def _refuters(panels:dict, winners, others, drop=()) -> dict:
+    "`null_rule`'s `refuted_by`: {m: whether, on some panel, `m` beats both null models and one of `winners`}, for m in `others`."
+    ws = [winners] if isinstance(winners, str) else list(winners)
+    return {m: any(m in P.finals and w in P.finals and P.learns(m, drop) and P.beats(m, w, drop) for P in panels.values() for w in ws)
+            for m in others}
+
 def _flip(base:tuple, var:tuple, choice:str, used:str, tried:str, how:str='5 seeds') -> Dependence:
     """A `Dependence` from the verdict with the setting used (`base`) and with the one tried (`var`), both (verdict, note)
     on the same seeds (`how`)."""
@@ -438,7 +444,8 @@ def full_dim_decide(panels:dict):
         v, note = verdict_from({f'beats each of the {len(FIG1_BASELINES)} baselines on all {len(panels)} panels':
                                     all(P.beats(MS, b, drop) for P in panels.values() for b in FIG1_BASELINES),
                                 f'beats random search and its best initial point on all {len(panels)} panels': len(_learning(panels, MS, drop)) == len(panels)})
-        return null_rule(v, note, {m: bool(_learning(panels, m, drop)) for m in (MS,) + FIG1_BASELINES}, winner=MS)
+        return null_rule(v, note, {m: bool(_learning(panels, m, drop)) for m in (MS,) + FIG1_BASELINES}, winner=MS,
+                         refuted_by=_refuters(panels, MS, FIG1_BASELINES, drop))
     return decide
 
 @register_claim('msucb', 'fig1-full-dim', 'Sec. Experiments, On Scalability, Fig. 1 (Ackley, Levy, Hyper-Ellipsoid)', """On
@@ -478,7 +485,7 @@ def camelback_decide(panels:dict):
                                 'below SRE at D = 50': mean(panels[50], MS, drop) < mean(panels[50], 'SRE', drop),
                                 'best of the eight methods at D = 100': best == MS})
         learned = {m: any(m in P.finals and P.learns(m, drop) for P in panels.values()) for m in (MS, 'REMBO', 'HeSBO', 'SRE')}
-        return null_rule(v, note, learned, winner=MS)
+        return null_rule(v, note, learned, winner=MS, refuted_by=_refuters(panels, MS, ('REMBO', 'HeSBO', 'SRE'), drop))
     return decide
 
 @register_claim('msucb', 'fig1-camelback', 'Sec. Experiments, On Scalability, Fig. 1 (augmented Camelback)', """On the
@@ -551,7 +558,8 @@ def fig2_decide(panels:dict, evals:dict|None=None):
         if evals is not None: checks['(1, 2) costs more UCB evaluations than (1, 0)'] = all(e['MS-UCB(1,2)'] > e['MS-UCB(1,0)'] for e in evals.values())
         v, note = verdict_from(checks)
         ms = [m for m in next(iter(panels.values())).finals if m.startswith('MS-UCB')]
-        return null_rule(v, note, {m: bool(_learning(panels, m, drop)) for m in ms}, winner=['MS-UCB(10,0)', 'MS-UCB(1,1)'])
+        return null_rule(v, note, {m: bool(_learning(panels, m, drop)) for m in ms}, winner=['MS-UCB(10,0)', 'MS-UCB(1,1)'],
+                         refuted_by=_refuters(panels, ['MS-UCB(10,0)', 'MS-UCB(1,1)'], ['MS-UCB(1,0)'], drop))
     return decide
 
 @register_claim('msucb', 'fig2-subspaces', 'Sec. Experiments, On the number of subspaces, Fig. 2', """At D = 100, d = 5,
@@ -588,7 +596,8 @@ def fig3_decide(panels:dict, cost:dict|None=None):
                   and all(mean(P, b, drop) <= mean(P, a, drop) for a, b in zip(ds, ds[1:])) for pl, P in panels.items()}
         if cost is not None: checks['acquisition CPU time per run grows with d'] = all(all(b > a for a, b in zip(c, c[1:])) for c in cost.values())
         v, note = verdict_from(checks)
-        return null_rule(v, note, {f'MS-UCB d={d}': bool(_learning(panels, f'MS-UCB d={d}', drop)) for d in ds}, winner='MS-UCB d=10')
+        return null_rule(v, note, {f'MS-UCB d={d}': bool(_learning(panels, f'MS-UCB d={d}', drop)) for d in ds}, winner='MS-UCB d=10',
+                         refuted_by=_refuters(panels, 'MS-UCB d=10', [f'MS-UCB d={d}' for d in ds[:-1]], drop))
     return decide
 
 @register_claim('msucb', 'fig3-dimension', 'Sec. Experiments, On subspace dimension d, Fig. 3', """At D = 100 with
@@ -628,7 +637,8 @@ def learning_decide(panels:dict, label):
     "`decide(drop)` of Figs. 4 and 5: MS-UCB(1,1) beats the four baselines on every panel (paired); the null-model rule."
     def decide(drop=()):
         v, note = verdict_from({f'MS-UCB best at {label(pl)}': all(P.beats('MS-UCB(1,1)', b, drop) for b in LEARNING_BASELINES) for pl, P in panels.items()})
-        return null_rule(v, note, {m: bool(_learning(panels, m, drop)) for m in ('MS-UCB(1,1)',) + LEARNING_BASELINES}, winner='MS-UCB(1,1)')
+        return null_rule(v, note, {m: bool(_learning(panels, m, drop)) for m in ('MS-UCB(1,1)',) + LEARNING_BASELINES}, winner='MS-UCB(1,1)',
+                         refuted_by=_refuters(panels, 'MS-UCB(1,1)', LEARNING_BASELINES, drop))
     return decide
 
 @register_claim('msucb', 'fig4-nn', 'Sec. Experiments, Neural Network Parameter Search, Fig. 4', """On the output weights

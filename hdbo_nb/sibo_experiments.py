@@ -244,7 +244,8 @@ def _fig3_decide(PS, PR, rh, drop=()):
     unknown = "not measured: RandomH-UCB's R_T/T (it runs to T = 1000 only; its R_t/t is not monotone)"
     if v == 'reproduced': v, note = 'partly', 'holds: ' + '; '.join(checks) + '. ' + unknown
     elif v == 'partly': note += '. ' + unknown
-    return null_rule(v, note, {m: PS.learns(m, drop) for m in ('SI-BO', 'Exact-UCB', 'RandomS-UCB')}, winner='SI-BO')
+    return null_rule(v, note, {m: PS.learns(m, drop) for m in ('SI-BO', 'Exact-UCB', 'RandomS-UCB')}, winner='SI-BO',
+                     refuted_by={'RandomS-UCB': PS.beats('RandomS-UCB', 'SI-BO', drop)})
 
 def _sens(name:str, cache_dir) -> dict:
     "The full runs of the lambda x eps study on one problem ('gp' or 'gabor'): {setting label: per-seed summaries}."
