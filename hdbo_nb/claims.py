@@ -308,12 +308,15 @@ class ClaimResult:
     def verdict(self) -> str: return self.measurement.verdict if self.measurement else 'error'
 
 def all_claims(paper:str|None=None) -> list:
-    "The registered claims (paper modules imported first), in the order of `PAPERS`, then registration."
+    """The registered claims (paper modules imported first), in the order of `PAPERS`, then of the modules that register
+    them (`registering_modules`; others last), then of registration: the same whichever module was imported first."""
     from hdbo_nb.experiments import load_all
     load_all()
     if paper is not None and paper not in PAPERS: raise ValueError(f"unknown paper {paper!r}; known: {sorted(PAPERS)}")
-    order = list(PAPERS)
-    return sorted((c for c in CLAIMS.values() if paper in (None, c.paper)), key=lambda c: order.index(c.paper))
+    from hdbo_nb.registry import registering_modules
+    order, mods, reg = list(PAPERS), {m: i for i, m in enumerate(registering_modules())}, {k: i for i, k in enumerate(CLAIMS)}
+    key = lambda c: (order.index(c.paper), mods.get(getattr(c.measure, '__module__', None), len(mods)), reg[c.id])
+    return sorted((c for c in CLAIMS.values() if paper in (None, c.paper)), key=key)
 
 _AS_CHECK = {'reproduced': 'confirmed', 'partly': 'partly confirmed', 'not reproduced': 'not confirmed'}
 

@@ -129,3 +129,11 @@ def test_errata_and_arithmetic_are_confirmed_and_counted_apart(results):
         rows = [r for r in results if r.claim.paper == p and r.claim.kind in ('experiment', 'theory')]
         assert f"{hc.PAPERS[p]}: {len(rows)} claims (" in text
         assert f"[{hc.PAPERS[p]}](07_claims.ipynb) | {len(rows)} |" in hc.claims_counts_markdown(results)
+
+def test_claim_order_does_not_depend_on_import_order():
+    "The scorecard lists the claims in one order, whichever paper module a process imported first."
+    import subprocess, sys
+    code = "import hdbo_nb.{}\nfrom hdbo_nb.claims import all_claims\nprint(' '.join(c.id for c in all_claims()))"
+    outs = [subprocess.run([sys.executable, '-c', code.format(m)], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+            for m in ('core', 'msucb_theory', 'goucb_theory')]
+    assert outs[0] == outs[1] == outs[2] and len(outs[0].split()) > 50
