@@ -28,20 +28,26 @@ NOT_IN_PAPER = ('Random',) # methods we add to the paper's figures; the paper's 
 @register_claim('boo', 'fig3-hartmann3', 'Sec. 6.1, Fig. 3 (Hartmann-3)', """On Hartmann-3 (D = 3, N = 200) BOO outperforms
     all five baselines (GP-EI, GP-UCB, SOO, BaMSOO, IMGPO) in log10 simple regret.""", f'{PAGE}#fig.-3-synthetic-functions')
 def claim_fig3_hartmann(cache_dir='results'):
-    "Measures the experimental claim boo/fig3-hartmann3 (Sec. 6.1, Fig. 3 (Hartmann-3)) on the results cache: On Hartmann-3 (D = 3, N = 200) BOO outperforms all five baselines (GP-EI, GP-UCB, SOO, BaMSOO, IMGPO) in log10 simple regret."
+    """Measures the experimental claim boo/fig3-hartmann3 (Sec. 6.1, Fig. 3 (Hartmann-3)) on the results cache: On
+    Hartmann-3 (D = 3, N = 200) BOO outperforms all five baselines (GP-EI, GP-UCB, SOO, BaMSOO, IMGPO) in log10
+    simple regret."""
     return _fig3('Hartmann-3', cache_dir)
 
 @register_claim('boo', 'fig3-schwefel3', 'Sec. 6.1, Fig. 3 (Schwefel-3)', """On Schwefel-3 (D = 3, N = 200) BOO outperforms
     all five baselines (GP-EI, GP-UCB, SOO, BaMSOO, IMGPO) in log10 simple regret.""", f'{PAGE}#fig.-3-synthetic-functions')
 def claim_fig3_schwefel(cache_dir='results'):
-    "Measures the experimental claim boo/fig3-schwefel3 (Sec. 6.1, Fig. 3 (Schwefel-3)) on the results cache: On Schwefel-3 (D = 3, N = 200) BOO outperforms all five baselines (GP-EI, GP-UCB, SOO, BaMSOO, IMGPO) in log10 simple regret."
+    """Measures the experimental claim boo/fig3-schwefel3 (Sec. 6.1, Fig. 3 (Schwefel-3)) on the results cache: On
+    Schwefel-3 (D = 3, N = 200) BOO outperforms all five baselines (GP-EI, GP-UCB, SOO, BaMSOO, IMGPO) in log10
+    simple regret."""
     return _fig3('Schwefel-3', cache_dir)
 
 @register_claim('boo', 'fig3-shekel4', 'Sec. 6.1, Fig. 3 (Shekel-4)', """On Shekel-4 (D = 4, N = 800) BOO outperforms SOO,
     BaMSOO, IMGPO and GP-EI in log10 simple regret; GP-UCB, the one exception, does better than BOO.""",
                 f'{PAGE}#fig.-3-synthetic-functions')
 def claim_fig3_shekel(cache_dir='results'):
-    "Measures the experimental claim boo/fig3-shekel4 (Sec. 6.1, Fig. 3 (Shekel-4)) on the results cache: On Shekel-4 (D = 4, N = 800) BOO outperforms SOO, BaMSOO, IMGPO and GP-EI in log10 simple regret;"
+    """Measures the experimental claim boo/fig3-shekel4 (Sec. 6.1, Fig. 3 (Shekel-4)) on the results cache: On Shekel-4
+    (D = 4, N = 800) BOO outperforms SOO, BaMSOO, IMGPO and GP-EI in log10 simple regret; GP-UCB, the one exception,
+    does better than BOO."""
     return _fig3('Shekel-4', cache_dir, ahead=('GP-UCB',))
 
 
@@ -91,7 +97,10 @@ def xstar_leaf(trace, bounds, x_star, a:int=2, b:int|None=None, rank:bool=False)
     the box; SOO is the fastest (Hartmann: BOO 27 s, BaMSOO 39 s, IMGPO 23 s, GP-EI 200 s, GP-UCB 880 s, SOO 0.5 s).""",
                 f'{PAGE}#table-1-time-per-run')
 def claim_table1(cache_dir='results'):
-    "Measures the experimental claim boo/table1-time (Sec. 6.1, Table 1) on the results cache: BOO's computation time is competitive with BaMSOO's and IMGPO's (a little slower than IMGPO) and far below GP-EI's and GP-UCB's, which maximise an acquisition function over the box;"
+    """Measures the experimental claim boo/table1-time (Sec. 6.1, Table 1) on the results cache: BOO's computation time
+    is competitive with BaMSOO's and IMGPO's (a little slower than IMGPO) and far below GP-EI's and GP-UCB's, which
+    maximise an acquisition function over the box; SOO is the fastest (Hartmann: BOO 27 s, BaMSOO 39 s, IMGPO 23 s,
+    GP-EI 200 s, GP-UCB 880 s, SOO 0.5 s)."""
     res = load_results('boo-fig3', cache_dir=cache_dir, scale='full')
     probs = res.problems; seeds = [t.meta['seed'] for t in res[('BOO', probs[0])]]
     T = {p: {m: np.array([t.times[-1] for t in res[(m, p)]]) for m in res.methods} for p in probs}
@@ -132,7 +141,9 @@ def _fig4(problem:str, cache_dir, note:str, depends=()) -> Measurement:
 @register_claim('boo', 'fig4-elasticnet', 'Sec. 6.2, Fig. 4 (Elastic Net)', """Tuning Elastic Net's two regularisation
     hyperparameters on MNIST (N = 200), BOO outperforms all baselines in test error.""", f'{PAGE}#fig.-4-hyperparameter-tuning')
 def claim_fig4_elasticnet(cache_dir='results'):
-    "Measures the experimental claim boo/fig4-elasticnet (Sec. 6.2, Fig. 4 (Elastic Net)) on the results cache: Tuning Elastic Net's two regularisation hyperparameters on MNIST (N = 200), BOO outperforms all baselines in test error."
+    """Measures the experimental claim boo/fig4-elasticnet (Sec. 6.2, Fig. 4 (Elastic Net)) on the results cache:
+    Tuning Elastic Net's two regularisation hyperparameters on MNIST (N = 200), BOO outperforms all baselines in
+    test error."""
     return _fig4('ElasticNet (digits)', cache_dir, _DIGITS)
 
 def _n_test() -> int:
@@ -144,7 +155,9 @@ def _n_test() -> int:
     MNIST (N = 200), BOO reaches slightly lower test errors than the baselines (little room is left: BOO's error is
     1.8%).""", f'{PAGE}#fig.-4-hyperparameter-tuning')
 def claim_fig4_mlp(cache_dir='results'):
-    "Measures the experimental claim boo/fig4-mlp (Sec. 6.2, Fig. 4 (MLP)) on the results cache: Tuning a two-layer MLP's learning rate and L2 weights on MNIST (N = 200), BOO reaches slightly lower test errors than the baselines (little room is left:"
+    """Measures the experimental claim boo/fig4-mlp (Sec. 6.2, Fig. 4 (MLP)) on the results cache: Tuning a two-layer
+    MLP's learning rate and L2 weights on MNIST (N = 200), BOO reaches slightly lower test errors than the baselines
+    (little room is left: BOO's error is 1.8%)."""
     P, n = _panel('boo-fig4', 'MLP (digits)', cache_dir), _n_test()
     paper = [m for m in P.finals if m not in NOT_IN_PAPER]
     imgs = {m: np.round(10 ** P.finals[m] * n).astype(int) for m in P.finals}      # wrong test images at the end of each run
@@ -174,7 +187,9 @@ def claim_fig4_mlp(cache_dir='results'):
     Skin Segmentation, BOO is the best method, outperforming all baselines by a wide margin.""",
                 f'{PAGE}#fig.-4-hyperparameter-tuning')
 def claim_fig4_xgboost(cache_dir='results'):
-    "Measures the experimental claim boo/fig4-xgboost (Sec. 6.2, Fig. 4 (XGBoost)) on the results cache: Tuning XGBoost's five hyperparameters (Table 2) on Skin Segmentation, BOO is the best method, outperforming all baselines by a wide margin."
+    """Measures the experimental claim boo/fig4-xgboost (Sec. 6.2, Fig. 4 (XGBoost)) on the results cache: Tuning
+    XGBoost's five hyperparameters (Table 2) on Skin Segmentation, BOO is the best method, outperforming all
+    baselines by a wide margin."""
     return _fig4('Boosting (Skin stand-in)', cache_dir, "with scikit-learn's gradient boosting on a synthetic stand-in for Skin "
                  "Segmentation: XGBoost and the data are not available here",
                  depends=[Dependence('data', 'a synthetic stand-in (8000 points, 15% for training) for Skin Segmentation', 'not swept'),
@@ -196,7 +211,8 @@ def _ablation_partition(P:Panel) -> Callable:
 @register_claim('boo', 'ablation-partition', 'Appendix 9, left plot', """At m = 64 with BOO's sampling, the partition with
     b = D (P(64; 4, 3)) clearly improves on b = 1 (P(64; 64, 1)).""", f'{PAGE}#appendix-9-the-partition-matters')
 def claim_ablation_partition(cache_dir='results'):
-    "Measures the experimental claim boo/ablation-partition (Appendix 9, left plot) on the results cache: At m = 64 with BOO's sampling, the partition with b = D (P(64;"
+    """Measures the experimental claim boo/ablation-partition (Appendix 9, left plot) on the results cache: At m = 64
+    with BOO's sampling, the partition with b = D (P(64; 4, 3)) clearly improves on b = 1 (P(64; 64, 1))."""
     P = _panel('boo-ablation', 'Hartmann-3', cache_dir); decide = _ablation_partition(P); v, note = decide(())
     return Measurement(v, f"Hartmann-3, final log10 simple regret, mean ± s.e. (median) over {len(P.seeds)} seeds at N = 200: "
                           + _fmt_panel(P), note, nulls=P.nulls_text(['BOO b=D', 'BOO b=1']), seeds=seed_stability(decide, P.seeds),
@@ -215,7 +231,9 @@ def _ablation_bamsoo(P:Panel, bam:str='BaMSOO m=64') -> Callable:
     (b = 1, m = 64) does not outperform BaMSOO, while BOO with b = D (m = 64) is significantly better than BaMSOO: the
     partition matters more than the sampling.""", f'{PAGE}#appendix-9-the-partition-matters')
 def claim_ablation_bamsoo(cache_dir='results'):
-    "Measures the experimental claim boo/ablation-vs-bamsoo (Appendix 9, right plot and text) on the results cache: BOO's sampling with BaMSOO's partition (b = 1, m = 64) does not outperform BaMSOO, while BOO with b = D (m = 64) is significantly better than BaMSOO:"
+    """Measures the experimental claim boo/ablation-vs-bamsoo (Appendix 9, right plot and text) on the results cache:
+    BOO's sampling with BaMSOO's partition (b = 1, m = 64) does not outperform BaMSOO, while BOO with b = D (m = 64)
+    is significantly better than BaMSOO: the partition matters more than the sampling."""
     P = _panel('boo-ablation', 'Hartmann-3', cache_dir); decide = _ablation_bamsoo(P); v, note = decide(())
     got = {'2': _ablation_bamsoo(P, 'BaMSOO')(())[0]}       # BaMSOO's own m = 2, run beside (the Fig. 3 setting)
     for m in SWEEPS['BaMSOO m']:

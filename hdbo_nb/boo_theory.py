@@ -59,7 +59,9 @@ def lemma12_cases(Ds=range(1, 6), # dimensions D
     point of it lies within √D a^(−⌊bh/D⌋) of its centre (Lemma 2).""",
                 f'{PAGE}#theory-check-1-partition-geometry-lemmas-1-and-2', kind='arithmetic')
 def claim_lemma12(cache_dir='results'):
-    "Measures the arithmetic check boo/lemma1-2-cell-geometry (Sec. 5.2.1, Lemmas 1 and 2) on the results cache: A depth-h cell of P(a^b;"
+    """Measures the arithmetic check boo/lemma1-2-cell-geometry (Sec. 5.2.1, Lemmas 1 and 2) on the results cache: A
+    depth-h cell of P(a^b; a, b) on [0, 1]^D has its longest side at most a^(−⌊bh/D⌋) and its shortest side at least
+    a^(−⌈bh/D⌉) (Lemma 1), and every point of it lies within √D a^(−⌊bh/D⌋) of its centre (Lemma 2)."""
     c = lemma12_cases()
     v, note = verdict_from({'Lemma 1 in every case': c['lemma1'] == 0, 'Lemma 2 in every case': c['lemma2'] == 0})
     return Measurement(v, f"{c['cases']} cases (D ≤ 5, a ∈ {{2, 3}}, every b ≤ D, h ≤ 12), exact cell widths: "
@@ -168,7 +170,9 @@ def lemma8_cached(cache_dir=None) -> dict:
     norm-equivalent to a Sobolev space (Matérn-ν), σ_p(x) ≤ C' FD^(ν − D/2) for every x once the fill distance FD of the
     data is below some h_0.''', f'{PAGE}#theory-check-2-posterior-standard-deviation-lemmas-8-9-4', kind='theory')
 def claim_lemma8(cache_dir='results'):
-    "Measures the theory claim boo/lemma8-fill-distance (Appendix 3, Lemma 8 (Wu & Schaback 1992)) on the results cache: For a kernel whose RKHS is norm-equivalent to a Sobolev space (Matérn-ν), σ_p(x) ≤ C' FD^(ν − D/2) for every x once the fill distance FD of the data is below some h_0."
+    """Measures the theory claim boo/lemma8-fill-distance (Appendix 3, Lemma 8 (Wu & Schaback 1992)) on the results
+    cache: For a kernel whose RKHS is norm-equivalent to a Sobolev space (Matérn-ν), σ_p(x) ≤ C' FD^(ν − D/2) for
+    every x once the fill distance FD of the data is below some h_0."""
     fds = read_lemma8(cache_dir)
     def check(at):
         rate = lemma8_rate(fds, at)
@@ -254,7 +258,10 @@ def lemma9_cached(cache_dir=None) -> dict:
     ν − D/2 > 1 (the paper's ν gives 4.5).''', f'{PAGE}#theory-check-2-posterior-standard-deviation-lemmas-8-9-4',
                 kind='erratum')
 def claim_lemma9(cache_dir='results'):
-    "Measures the erratum boo/lemma9-erratum (Appendix 3, Lemma 9 (and Lemmas 4 and 10, which rest on it)) on the results cache: Lemma 9 states σ_p(x) ≤ C' min_i ‖x − c_i‖^(ν − D/2) for every x once the fill distance of the data is below h_0;"
+    """Measures the erratum boo/lemma9-erratum (Appendix 3, Lemma 9 (and Lemmas 4 and 10, which rest on it)) on the
+    results cache: Lemma 9 states σ_p(x) ≤ C' min_i ‖x − c_i‖^(ν − D/2) for every x once the fill distance of the
+    data is below h_0; erratum: near a data point the posterior standard deviation vanishes only linearly in the
+    distance, so no constant C' works when ν − D/2 > 1 (the paper's ν gives 4.5)."""
     sl = read_lemma9(cache_dir)
     checks = {f"slope below ν − D/2 = 4.5 for one point, ℓ = {k[1]}": v < 4.5 for k, v in sl.items() if k[0] == 'one point'}
     checks.update({f"slope below ν − D/2 on the {k[3]}^{k[1]} grid": v[0] < k[2] - k[1] / 2 for k, v in sl.items() if k[0] == 'grid'})
@@ -365,7 +372,9 @@ def lemma4_cached(cache_dir=None) -> dict:
     factor a^(−(ν − D/2)) per level, 2^(−4.5) ≈ 0.044 at a = 2 with the paper's ν.''',
                 f'{PAGE}#theory-check-2-posterior-standard-deviation-lemmas-8-9-4', kind='theory')
 def claim_lemma4(cache_dir='results'):
-    "Measures the theory claim boo/lemma4-per-node-sigma (Sec. 5.2.2, Lemma 4 (Appendix 3, Lemma 10)) on the results cache: A node at depth h ≥ 1 evaluated at the p-th evaluation has σ_p(c_{h,i}) ≤ C_1 δ(h − 1;"
+    """Measures the theory claim boo/lemma4-per-node-sigma (Sec. 5.2.2, Lemma 4 (Appendix 3, Lemma 10)) on the results
+    cache: A node at depth h ≥ 1 evaluated at the p-th evaluation has σ_p(c_{h,i}) ≤ C_1 δ(h − 1; a, b)^(ν/2 − D/4):
+    for b = D the bound falls by a factor a^(−(ν − D/2)) per level, 2^(−4.5) ≈ 0.044 at a = 2 with the paper's ν."""
     claimed = 2. ** -(boo_nu(2) - 1); st = read_lemma4(cache_dir)
     v, note = verdict_from({f'the largest σ_p per depth falls at least as fast as claimed (ℓ = {ls})': s['factor'] <= claimed
                             for ls, s in st.items()})
@@ -434,7 +443,9 @@ def _band(z:np.ndarray, eta:float=0.05) -> tuple:
     L_p(c) ≤ f(c) ≤ U_p(c) for every p ≥ 1 and every point c evaluated or centre of an optimal node, with probability at
     least 1 − η.""", f'{PAGE}#theory-check-3-coverage-of-the-confidence-band-lemma-6', kind='theory')
 def claim_lemma6(cache_dir='results', eta:float=0.05):
-    "Measures the theory claim boo/lemma6-confidence-band (Sec. 5.2.3, Lemma 6) on the results cache: With β_p = 2 log(π²p³/3η), L_p(c) ≤ f(c) ≤ U_p(c) for every p ≥ 1 and every point c evaluated or centre of an optimal node, with probability at least 1 − η."
+    """Measures the theory claim boo/lemma6-confidence-band (Sec. 5.2.3, Lemma 6) on the results cache: With β_p = 2
+    log(π²p³/3η), L_p(c) ≤ f(c) ≤ U_p(c) for every p ≥ 1 and every point c evaluated or centre of an optimal node,
+    with probability at least 1 − η."""
     cov = read_lemma6(cache_dir)
     zk, zm = (np.concatenate([cov[D, known] for D in (1, 2)]) for known in (True, False))
     (kk, n, pk, vk), (km, nm, pm, vm) = _band(zk, eta), _band(zm, eta)
@@ -456,7 +467,10 @@ def claim_lemma6(cache_dir='results', eta:float=0.05):
     Theorem 2's β_N is Lemma 6's β_N^(1/2), and the β_p^(1/2) of its bound must be read as Lemma 6's.""",
                 f'{PAGE}#theory-check-3-coverage-of-the-confidence-band-lemma-6', kind='erratum')
 def claim_theorem2_beta(cache_dir='results', N:int=200, eta:float=0.05):
-    "Measures the erratum boo/theorem2-beta-erratum (Theorem 2 (Sec. 5.2.3), against Lemma 6 and Sec. 4.2) on the results cache: Theorem 2 defines β_N = √(2 log(π²N³/3η)), where Lemma 6 defines β_N = 2 log(π²N³/3η) and uses β_N^(1/2) in the UCB;"
+    """Measures the erratum boo/theorem2-beta-erratum (Theorem 2 (Sec. 5.2.3), against Lemma 6 and Sec. 4.2) on the
+    results cache: Theorem 2 defines β_N = √(2 log(π²N³/3η)), where Lemma 6 defines β_N = 2 log(π²N³/3η) and uses
+    β_N^(1/2) in the UCB; erratum: Theorem 2's β_N is Lemma 6's β_N^(1/2), and the β_p^(1/2) of its bound must be
+    read as Lemma 6's."""
     thm2, lem6 = math.sqrt(2 * math.log(math.pi**2 * N**3 / (3 * eta))), beta_boo(N, eta)
     v, note = verdict_from({"Theorem 2's β_N equals Lemma 6's β_N^(1/2)": abs(thm2 - math.sqrt(lem6)) < 1e-12,
                             "Theorem 2's β_N differs from Lemma 6's β_N": abs(thm2 - lem6) > 1})
@@ -603,7 +617,10 @@ def hartmann_cached(cache_dir=None) -> dict:
     every node it expands, its simple regret after p evaluations is at most δ(h*_p; a, b), h*_p the depth of the deepest
     expanded optimal node.''', f'{PAGE}#theory-check-4-expansion-sets-the-optimal-branch-and-the-regret-rate', kind='theory')
 def claim_lemma3(cache_dir='results'):
-    "Measures the theory claim boo/lemma3-envelope (Sec. 5.2.1, Lemma 3 (with Algorithm 1, lines 6–8)) on the results cache: The centre of the optimal node at depth h has f(c_{h,i*}) ≥ f(x*) − δ(h;"
+    """Measures the theory claim boo/lemma3-envelope (Sec. 5.2.1, Lemma 3 (with Algorithm 1, lines 6–8)) on the results
+    cache: The centre of the optimal node at depth h has f(c_{h,i*}) ≥ f(x*) − δ(h; a, b), δ(h; a, b) = L_1 D
+    a^(−2⌊bh/D⌋); since BOO evaluates every node it expands, its simple regret after p evaluations is at most
+    δ(h*_p; a, b), h*_p the depth of the deepest expanded optimal node."""
     H = read_hartmann(cache_dir); q, st = H['lemma3'], H['runs']
     def check(i, key):     # i = 0: δ as stated (floor); 1: with ceil
         return verdict_from({'f* − f(c_{h,i*}) ≤ δ(h) at every depth for every x* (f = −‖x − x*‖²)': all(np.all(r[i] <= 1) for r in q.values()),
@@ -624,7 +641,10 @@ def claim_lemma3(cache_dir='results'):
     Theorem 2) the optimal branch reaches depth h(p) − 1, h(p) the smallest integer ≥ (√p − m − 1)/C + 2.''',
                 f'{PAGE}#theory-check-4-expansion-sets-the-optimal-branch-and-the-regret-rate', kind='theory')
 def claim_theorem1(cache_dir='results', N:int=120):
-    "Measures the theory claim boo/theorem1-expansion-sets (Sec. 5.2.2, Theorem 1 (with Lemma 5 and Theorem 2)) on the results cache: With b = D the expansion sets are bounded by a constant, |I_h| ≤ C for h ≥ 2 (near-optimality dimension 0), so that (Lemma 5, Theorem 2) the optimal branch reaches depth h(p) − 1, h(p) the smallest integer ≥ (√p − m − 1)/C + 2."
+    """Measures the theory claim boo/theorem1-expansion-sets (Sec. 5.2.2, Theorem 1 (with Lemma 5 and Theorem 2)) on
+    the results cache: With b = D the expansion sets are bounded by a constant, |I_h| ≤ C for h ≥ 2 (near-optimality
+    dimension 0), so that (Lemma 5, Theorem 2) the optimal branch reaches depth h(p) − 1, h(p) the smallest integer
+    ≥ (√p − m − 1)/C + 2."""
     H = read_hartmann(cache_dir); st, C, m = H['runs'][2, 3, 0], H['constants']['C'], 8
     I = st['I_hat'][2:].astype(int); h_N = math.ceil((math.sqrt(N) - m - 1) / C + 2)
     return Measurement('not testable here', f"Hartmann-3, P(8; 2, 3), N = {N}: |Î_h| for h = 2, 3, …: {I.tolist()} (largest "
@@ -638,7 +658,9 @@ def claim_theorem1(cache_dir='results', N:int=120):
     centres of the optimal nodes, then for every depth h ≤ h_max(p), p ≥ h_max(p) Σ_{i ≤ h} |I_i| implies h*_p ≥ h.''',
                 f'{PAGE}#theory-check-4-expansion-sets-the-optimal-branch-and-the-regret-rate', kind='theory')
 def claim_lemma5(cache_dir='results'):
-    "Measures the theory claim boo/lemma5-optimal-branch (Sec. 5.2.3, Lemma 5 (Appendix 5, Lemma 13)) on the results cache: If f(c) ≤ U(c) at the centres of the optimal nodes, then for every depth h ≤ h_max(p), p ≥ h_max(p) Σ_{i ≤ h} |I_i| implies h*_p ≥ h."
+    """Measures the theory claim boo/lemma5-optimal-branch (Sec. 5.2.3, Lemma 5 (Appendix 5, Lemma 13)) on the results
+    cache: If f(c) ≤ U(c) at the centres of the optimal nodes, then for every depth h ≤ h_max(p), p ≥ h_max(p) Σ_{i
+    ≤ h} |I_i| implies h*_p ≥ h."""
     l5 = {k: s['lemma5'] for k, s in read_hartmann(cache_dir)['runs'].items()}
     def check(key):
         return verdict_from({'h*_p ≥ h wherever the condition holds': all(x[key] == 0 for x in l5.values()),
@@ -730,7 +752,10 @@ RATE_NULLS = ('GP-UCB (ML)', 'BaMSOO (known)', 'BaMSOO (ML)', 'random search') #
     b = D, a = ⌊(√N/2)^(1/D)⌋ and h_max(p) = √p has simple regret r_N = O(N^(−√N)) with probability 1 − η: the regret
     decays exponentially.""", f"{PAGE}#theory-check-5-the-regret-rate-under-the-papers-conditions", kind='theory')
 def claim_exp_decay(cache_dir='results'):
-    "Measures the theory claim boo/exponential-regret-decay (Abstract; Sec. 5.2.3, Theorem 2 and Corollary 1) on the results cache: Under Assumptions 1–2 (f a sample of a zero-mean GP with a Matérn kernel, ν > 4 + D/2, noiseless, known hyperparameters), BOO with b = D, a = ⌊(√N/2)^(1/D)⌋ and h_max(p) = √p has simple regret r_N = O(N^(−√N)) with probability 1 − η:"
+    """Measures the theory claim boo/exponential-regret-decay (Abstract; Sec. 5.2.3, Theorem 2 and Corollary 1) on the
+    results cache: Under Assumptions 1–2 (f a sample of a zero-mean GP with a Matérn kernel, ν > 4 + D/2, noiseless,
+    known hyperparameters), BOO with b = D, a = ⌊(√N/2)^(1/D)⌋ and h_max(p) = √p has simple regret r_N = O(N^(−√N))
+    with probability 1 − η: the regret decays exponentially."""
     sh = {lab: rate_shape(read_rate(lab, cache_dir)['median']) for lab in RATE_METHODS}
     ok = {lab: rate_verdict(s) == 'reproduced' for lab, s in sh.items()}
     known, ml, a3 = 'BOO, a = 2 (known)', 'BOO, a = 2 (ML)', 'BOO, a = 3 (known)'
@@ -796,7 +821,9 @@ def corollary1_random_cached(cache_dir=None) -> dict:
     ⌊(√N/2)^(1/D)⌋, growing with the budget N, BOO's simple regret is r_N = O(N^(−√N)) with probability 1 − η
     (Remark 1: O(N^(−√N/(CD) + 2/(CD) − 2/D))).''', f"{PAGE}#theory-check-5-the-regret-rate-under-the-papers-conditions", kind='theory')
 def claim_corollary1_schedule(cache_dir='results'):
-    "Measures the theory claim boo/corollary1-schedule (Sec. 5.2.3, Corollary 1 and Remark 1) on the results cache: With b = D and a = ⌊(√N/2)^(1/D)⌋, growing with the budget N, BOO's simple regret is r_N = O(N^(−√N)) with probability 1 − η (Remark 1:"
+    """Measures the theory claim boo/corollary1-schedule (Sec. 5.2.3, Corollary 1 and Remark 1) on the results cache:
+    With b = D and a = ⌊(√N/2)^(1/D)⌋, growing with the budget N, BOO's simple regret is r_N = O(N^(−√N)) with
+    probability 1 − η (Remark 1: O(N^(−√N/(CD) + 2/(CD) − 2/D)))."""
     fin = corollary1_final(load_results('theory-boo-corollary1', cache_dir=cache_dir, scale='full'))
     if len(fin) < 3: return Measurement('not testable here', f"{len(fin)} budgets cached", "run `hdbo run theory-boo-corollary1 --full`")
     rnd = {int(k): np.array(v) for k, v in read_cached(COR1_RANDOM_CACHE, cache_dir)['final'].items()}
@@ -825,7 +852,10 @@ def corollary1_a(N:int, D:int) -> float:
     floor is 1 in most settings (N = 200 at D = 3, N = 800 at D = 4), so a = 2 rounds (√N/2)^(1/D) ≈ 1.9 up instead of
     following the corollary.""", f"{PAGE}#theory-check-5-the-regret-rate-under-the-papers-conditions", kind='erratum')
 def claim_corollary1_a(cache_dir='results'):
-    "Measures the erratum boo/corollary1-a-erratum (Corollary 1 and Secs. 6.1–6.2) on the results cache: The experiments choose a = 2 'as per Corollary 1', which sets a = ⌊(√N/2)^(1/D)⌋ (and P(m;"
+    """Measures the erratum boo/corollary1-a-erratum (Corollary 1 and Secs. 6.1–6.2) on the results cache: The
+    experiments choose a = 2 'as per Corollary 1', which sets a = ⌊(√N/2)^(1/D)⌋ (and P(m; a, b) needs a ≥ 2);
+    erratum: at the paper's own budgets this floor is 1 in most settings (N = 200 at D = 3, N = 800 at D = 4), so a
+    = 2 rounds (√N/2)^(1/D) ≈ 1.9 up instead of following the corollary."""
     vals = {k: corollary1_a(N, D) for k, (N, D) in PAPER_SETTINGS.items()}
     bad = [k for k, x in vals.items() if math.floor(x) < 2]
     v, note = verdict_from({'⌊(√N/2)^(1/D)⌋ < 2 in some of the paper\'s settings': bool(bad)})

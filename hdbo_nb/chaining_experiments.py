@@ -213,21 +213,27 @@ def _fig2_claim(problem:str, cache_dir) -> Measurement:
     |X| = 10⁴ points of a square of side 20, noise sd 0.05, 32 runs) Chaining-UCB is empirically more efficient than
     GP-UCB and than random search: lower simple regret.""", FIG2_PAGE)
 def claim_fig2_se(cache_dir='results'):
-    "Measures the experimental claim chaining/fig2-se (Sec. 4, Fig. 2a) on the results cache: On GP samples of the 2-D SE kernel (unit bandwidth, |X| = 10⁴ points of a square of side 20, noise sd 0.05, 32 runs) Chaining-UCB is empirically more efficient than GP-UCB and than random search:"
+    """Measures the experimental claim chaining/fig2-se (Sec. 4, Fig. 2a) on the results cache: On GP samples of the
+    2-D SE kernel (unit bandwidth, |X| = 10⁴ points of a square of side 20, noise sd 0.05, 32 runs) Chaining-UCB is
+    empirically more efficient than GP-UCB and than random search: lower simple regret."""
     return _fig2_claim('SE sample', cache_dir)
 
 @register_claim('chaining', 'fig2-himmelblau', 'Sec. 4, Fig. 2b', """On Himmelblau's function with a linear trend (2-D,
     |X| = 10⁴, SE prior with its bandwidth fitted by marginal likelihood, 32 runs) Chaining-UCB is empirically more
     efficient than GP-UCB and than random search: lower simple regret.""", FIG2_PAGE)
 def claim_fig2_himmelblau(cache_dir='results'):
-    "Measures the experimental claim chaining/fig2-himmelblau (Sec. 4, Fig. 2b) on the results cache: On Himmelblau's function with a linear trend (2-D, |X| = 10⁴, SE prior with its bandwidth fitted by marginal likelihood, 32 runs) Chaining-UCB is empirically more efficient than GP-UCB and than random search:"
+    """Measures the experimental claim chaining/fig2-himmelblau (Sec. 4, Fig. 2b) on the results cache: On Himmelblau's
+    function with a linear trend (2-D, |X| = 10⁴, SE prior with its bandwidth fitted by marginal likelihood, 32
+    runs) Chaining-UCB is empirically more efficient than GP-UCB and than random search: lower simple regret."""
     return _fig2_claim('Himmelblau + trend', cache_dir)
 
 @register_claim('chaining', 'fig2-graphs', 'Sec. 4, Fig. 2c', """On a GP over directed graphs with fewer than 20 nodes
     (normalised shortest-path kernel, |X| = 10⁴, 32 runs) Chaining-UCB is empirically more efficient than GP-UCB and
     than random search: lower simple regret.""", FIG2_PAGE)
 def claim_fig2_graphs(cache_dir='results'):
-    "Measures the experimental claim chaining/fig2-graphs (Sec. 4, Fig. 2c) on the results cache: On a GP over directed graphs with fewer than 20 nodes (normalised shortest-path kernel, |X| = 10⁴, 32 runs) Chaining-UCB is empirically more efficient than GP-UCB and than random search:"
+    """Measures the experimental claim chaining/fig2-graphs (Sec. 4, Fig. 2c) on the results cache: On a GP over
+    directed graphs with fewer than 20 nodes (normalised shortest-path kernel, |X| = 10⁴, 32 runs) Chaining-UCB is
+    empirically more efficient than GP-UCB and than random search: lower simple regret."""
     return _fig2_claim('Graphs', cache_dir)
 
 # %% ../nbs/32_chaining_experiments.ipynb #c32reg1

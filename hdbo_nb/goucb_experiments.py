@@ -186,7 +186,10 @@ def random_regret_per_step(p:str, d:int=20) -> float:
     β_t = d_w³F⁴t/T; the maximiser over w lies on the ball's boundary (∂f_x/∂b_2 = 1 never vanishes), which these steps
     never reach: β_t plays no role, and Σ_t acts only through the centre ŵ_t.""", f"{PAGE}#step-5-in-these-runs", kind='erratum')
 def claim_erratum_d1_step5(cache_dir='results'):
-    "Measures the erratum goucb/erratum-d1-step5 (App. D.1 (Step 5)) on the results cache: Erratum:"
+    """Measures the erratum goucb/erratum-d1-step5 (App. D.1 (Step 5)) on the results cache: Erratum: App. D.1 solves
+    Step 5, the joint maximum over x ∈ X and w ∈ Ball_t, by gradient ascent over x and w, 2000 iterations at
+    learning rate 1e-4, with β_t = d_w³F⁴t/T; the maximiser over w lies on the ball's boundary (∂f_x/∂b_2 = 1 never
+    vanishes), which these steps never reach: β_t plays no role, and Σ_t acts only through the centre ŵ_t."""
     res = load_results('goucb-fig2', cache_dir=cache_dir, scale='full')
     D = [t.diagnostics for (m, p), trs in res.items() if m == GO_LABEL for t in trs]
     if not D: raise FileNotFoundError(f"no cached runs of {GO_LABEL} in goucb-fig2 (full) under {cache_dir}")
@@ -234,19 +237,24 @@ def _order_claim(p:str, cache_dir:str) -> Measurement:
 @register_claim('goucb', 'fig2a', 'Sec. 6.1, Fig. 2(a)', f"""On the realizable f1 (d = 20, n = 5, T = 25) GO-UCB ends with lower
     cumulative regret than GP-UCB, GP-EI, GP-PI and TuRBO ({SUPERIOR}).""", CLAIMS_PAGE)
 def claim_fig2a(cache_dir='results'):
-    "Measures the experimental claim goucb/fig2a (Sec. 6.1, Fig. 2(a)) on the results cache: On the realizable f1 (d = 20, n = 5, T = 25) GO-UCB ends with lower cumulative regret than GP-UCB, GP-EI, GP-PI and TuRBO ('in all tasks our GO-UCB algorithm performs better than all other four BO approaches')."
+    """Measures the experimental claim goucb/fig2a (Sec. 6.1, Fig. 2(a)) on the results cache: On the realizable f1 (d
+    = 20, n = 5, T = 25) GO-UCB ends with lower cumulative regret than GP-UCB, GP-EI, GP-PI and TuRBO ("in all tasks
+    our GO-UCB algorithm performs better than all other four BO approaches")."""
     return _order_claim('f1', cache_dir)
 
 @register_claim('goucb', 'fig2b', 'Sec. 6.1, Fig. 2(b)', """On the misspecified f2 (Styblinski–Tang, d = 20, n = 8, T = 64)
     GO-UCB ends with lower cumulative regret than GP-UCB, GP-EI, GP-PI and TuRBO.""", CLAIMS_PAGE)
 def claim_fig2b(cache_dir='results'):
-    "Measures the experimental claim goucb/fig2b (Sec. 6.1, Fig. 2(b)) on the results cache: On the misspecified f2 (Styblinski–Tang, d = 20, n = 8, T = 64) GO-UCB ends with lower cumulative regret than GP-UCB, GP-EI, GP-PI and TuRBO."
+    """Measures the experimental claim goucb/fig2b (Sec. 6.1, Fig. 2(b)) on the results cache: On the misspecified f2
+    (Styblinski–Tang, d = 20, n = 8, T = 64) GO-UCB ends with lower cumulative regret than GP-UCB, GP-EI, GP-PI and
+    TuRBO."""
     return _order_claim('f2', cache_dir)
 
 @register_claim('goucb', 'fig2c', 'Sec. 6.1, Fig. 2(c)', """On the misspecified f3 (Rastrigin, d = 20, n = 8, T = 64)
     GO-UCB ends with lower cumulative regret than GP-UCB, GP-EI, GP-PI and TuRBO.""", CLAIMS_PAGE)
 def claim_fig2c(cache_dir='results'):
-    "Measures the experimental claim goucb/fig2c (Sec. 6.1, Fig. 2(c)) on the results cache: On the misspecified f3 (Rastrigin, d = 20, n = 8, T = 64) GO-UCB ends with lower cumulative regret than GP-UCB, GP-EI, GP-PI and TuRBO."
+    """Measures the experimental claim goucb/fig2c (Sec. 6.1, Fig. 2(c)) on the results cache: On the misspecified f3
+    (Rastrigin, d = 20, n = 8, T = 64) GO-UCB ends with lower cumulative regret than GP-UCB, GP-EI, GP-PI and TuRBO."""
     return _order_claim('f3', cache_dir)
 
 def _curve(d:dict, m:str) -> np.ndarray:
@@ -256,7 +264,9 @@ def _curve(d:dict, m:str) -> np.ndarray:
 @register_claim('goucb', 'fig2a-optimum', 'Sec. 6.1, Fig. 2(a)', """On f1 GO-UCB "is able to find the optimal point shortly
     after Phase I" (its mean cumulative regret stays the same for t ≥ 22) "and enjoys the least error bar".""", CLAIMS_PAGE)
 def claim_fig2a_optimum(cache_dir='results'):
-    "Measures the experimental claim goucb/fig2a-optimum (Sec. 6.1, Fig. 2(a)) on the results cache: On f1 GO-UCB 'is able to find the optimal point shortly after Phase I' (its mean cumulative regret stays the same for t ≥ 22) 'and enjoys the least error bar'."
+    """Measures the experimental claim goucb/fig2a-optimum (Sec. 6.1, Fig. 2(a)) on the results cache: On f1 GO-UCB "is
+    able to find the optimal point shortly after Phase I" (its mean cumulative regret stays the same for t ≥ 22)
+    "and enjoys the least error bar"."""
     d = figure_panels(cache_dir)['f1']
     def decide(drop, go=GO_LABEL, gp='package'):
         keep = [i for i, s in enumerate(d['seeds']) if s not in drop]; P = panel(d, go, gp)
@@ -276,7 +286,9 @@ def claim_fig2a_optimum(cache_dir='results'):
 @register_claim('goucb', 'fig2a-gp-linear', 'Sec. 6.1, Fig. 2(a)', """On f1 "GP-UCB, GP-EI, and GP-PI incur almost linear
     regrets, showing the bad performances of classical BO algorithms in high-dimensional cases".""", CLAIMS_PAGE)
 def claim_fig2a_gp_linear(cache_dir='results'):
-    "Measures the experimental claim goucb/fig2a-gp-linear (Sec. 6.1, Fig. 2(a)) on the results cache: On f1 'GP-UCB, GP-EI, and GP-PI incur almost linear regrets, showing the bad performances of classical BO algorithms in high-dimensional cases'."
+    """Measures the experimental claim goucb/fig2a-gp-linear (Sec. 6.1, Fig. 2(a)) on the results cache: On f1 "GP-UCB,
+    GP-EI, and GP-PI incur almost linear regrets, showing the bad performances of classical BO algorithms in
+    high-dimensional cases"."""
     d = figure_panels(cache_dir)['f1']
     def decide(drop, go=GO_LABEL, gp='package'):
         keep = [i for i, s in enumerate(d['seeds']) if s not in drop]
@@ -294,7 +306,8 @@ def claim_fig2a_gp_linear(cache_dir='results'):
 @register_claim('goucb', 'fig2bc-linear', 'Sec. 6.1, Fig. 2(b, c)', """On f2 and f3 "all methods are suffering from linear
     regrets because f2, f3 are misspecified functions".""", CLAIMS_PAGE)
 def claim_fig2bc_linear(cache_dir='results'):
-    "Measures the experimental claim goucb/fig2bc-linear (Sec. 6.1, Fig. 2(b, c)) on the results cache: On f2 and f3 'all methods are suffering from linear regrets because f2, f3 are misspecified functions'."
+    """Measures the experimental claim goucb/fig2bc-linear (Sec. 6.1, Fig. 2(b, c)) on the results cache: On f2 and f3
+    "all methods are suffering from linear regrets because f2, f3 are misspecified functions"."""
     D = figure_panels(cache_dir); ms = (GO_LABEL,) + BASELINES
     def decide(drop, go=GO_LABEL, gp='package'):
         out = {}
@@ -313,7 +326,9 @@ def claim_fig2bc_linear(cache_dir='results'):
 @register_claim('goucb', 'fig2bc-gap', 'Sec. 6.1, Fig. 2(b, c)', """GO-UCB is ahead of the other methods on f2 and f3, and "the
     gap between GO-UCB and other methods is smaller in Figure 2(c) than in 2(b)" (f3 has more local optima).""", CLAIMS_PAGE)
 def claim_fig2bc_gap(cache_dir='results'):
-    "Measures the experimental claim goucb/fig2bc-gap (Sec. 6.1, Fig. 2(b, c)) on the results cache: GO-UCB is ahead of the other methods on f2 and f3, and 'the gap between GO-UCB and other methods is smaller in Figure 2(c) than in 2(b)' (f3 has more local optima)."
+    """Measures the experimental claim goucb/fig2bc-gap (Sec. 6.1, Fig. 2(b, c)) on the results cache: GO-UCB is ahead
+    of the other methods on f2 and f3, and "the gap between GO-UCB and other methods is smaller in Figure 2(c) than
+    in 2(b)" (f3 has more local optima)."""
     D = figure_panels(cache_dir)
     def lead(P, p, drop=()):
         keep = [i for i, s in enumerate(D[p]['seeds']) if s not in drop]
@@ -333,7 +348,8 @@ def claim_fig2bc_gap(cache_dir='results'):
 @register_claim('goucb', 'fig2-turbo', 'Sec. 6.1, Fig. 2', """"Among BO approaches, TuRBO performs the best", and on f1 it,
     like GO-UCB, has found the optimum for t ≥ 22.""", CLAIMS_PAGE)
 def claim_fig2_turbo(cache_dir='results'):
-    "Measures the experimental claim goucb/fig2-turbo (Sec. 6.1, Fig. 2) on the results cache: 'Among BO approaches, TuRBO performs the best', and on f1 it, like GO-UCB, has found the optimum for t ≥ 22."
+    """Measures the experimental claim goucb/fig2-turbo (Sec. 6.1, Fig. 2) on the results cache: "Among BO approaches,
+    TuRBO performs the best", and on f1 it, like GO-UCB, has found the optimum for t ≥ 22."""
     D = figure_panels(cache_dir)
     def decide(drop, go=GO_LABEL, gp='package'):
         P = {p: panel(D[p], go, gp) for p in FIG2}
@@ -353,7 +369,9 @@ def claim_fig2_turbo(cache_dir='results'):
 @register_claim('goucb', 'abstract', 'Abstract; Sec. 6', """"Synthetic and real-world experiments illustrate GO-UCB works
     better than popular Bayesian optimization approaches, even if the model is misspecified.\"""", CLAIMS_PAGE)
 def claim_abstract(cache_dir='results'):
-    "Measures the experimental claim goucb/abstract (Abstract; Sec. 6) on the results cache: 'Synthetic and real-world experiments illustrate GO-UCB works better than popular Bayesian optimization approaches, even if the model is misspecified.'"
+    """Measures the experimental claim goucb/abstract (Abstract; Sec. 6) on the results cache: "Synthetic and
+    real-world experiments illustrate GO-UCB works better than popular Bayesian optimization approaches, even if the
+    model is misspecified." """
     D = figure_panels(cache_dir)
     def decide(drop, go=GO_LABEL, gp='package'):
         P = {p: panel(D[p], go, gp) for p in FIG2}
@@ -384,7 +402,9 @@ def f2_readings(X) -> dict:
     which read as printed (the ½ on x_i⁴ alone) is not the Styblinski–Tang function the text names; the brackets belong around
     the summand, f2 = −½Σ(x_i⁴ − 16x_i² + 5x_i).""", f"{PAGE}#the-test-functions-as-printed", kind='erratum')
 def claim_erratum_f2(cache_dir='results'):
-    "Measures the erratum goucb/erratum-f2 (Sec. 6.1 (f2)) on the results cache: Erratum:"
+    """Measures the erratum goucb/erratum-f2 (Sec. 6.1 (f2)) on the results cache: Erratum: Sec. 6.1 prints f2 =
+    −½Σ_{i=1}^{20} x_i⁴ − 16x_i² + 5x_i, which read as printed (the ½ on x_i⁴ alone) is not the Styblinski–Tang
+    function the text names; the brackets belong around the summand, f2 = −½Σ(x_i⁴ − 16x_i² + 5x_i)."""
     X = np.random.default_rng(0).uniform(-5, 5, (1000, 20)); st = -styblinski_tang(X); r = f2_readings(X)
     x = np.linspace(-5, 5, 1_000_001)[:, None]; best = {k: (20 * float(v.max()), float(x[v.argmax(), 0])) for k, v in f2_readings(x).items()}
     err = {k: float(np.max(np.abs(v - st))) for k, v in r.items()}
@@ -412,7 +432,10 @@ def _hpo_text(D:dict, P:dict) -> str:
     methods perform alike for random forest, and GO-UCB is statistically much better than GP-EI, GP-PI, GP-UCB and TuRBO for
     the MLP and gradient boosting (on the MLP its Phase II recovers from a poor Phase I).""", HPO_PAGE)
 def claim_fig3(cache_dir='results'):
-    "Measures the experimental claim goucb/fig3 (Sec. 6.2, Fig. 3) on the results cache: Tuning random forest, MLP and gradient boosting on Breast-cancer:"
+    """Measures the experimental claim goucb/fig3 (Sec. 6.2, Fig. 3) on the results cache: Tuning random forest, MLP
+    and gradient boosting on Breast-cancer: all methods perform alike for random forest, and GO-UCB is statistically
+    much better than GP-EI, GP-PI, GP-UCB and TuRBO for the MLP and gradient boosting (on the MLP its Phase II
+    recovers from a poor Phase I)."""
     D = _hpo('goucb-fig3', cache_dir); T = {m: next(p for p in D if p.startswith(m + ' ')) for m in ('rf', 'mlp', 'gb')}
     n, bo = HPO_BUDGET['full'][0], ('GO-UCB',) + BASELINES
     def decide(drop, go=GO_LABEL, gp='package'):
@@ -435,7 +458,8 @@ def claim_fig3(cache_dir='results'):
 @register_claim('goucb', 'figs4-5', 'App. D.2, Figs. 4–5', """On the Australian and Diabetes data sets GO-UCB performs
     consistently better than all other algorithms, as on Breast-cancer.""", HPO_PAGE)
 def claim_figs45(cache_dir='results'):
-    "Measures the experimental claim goucb/figs4-5 (App. D.2, Figs. 4–5) on the results cache: On the Australian and Diabetes data sets GO-UCB performs consistently better than all other algorithms, as on Breast-cancer."
+    """Measures the experimental claim goucb/figs4-5 (App. D.2, Figs. 4–5) on the results cache: On the Australian and
+    Diabetes data sets GO-UCB performs consistently better than all other algorithms, as on Breast-cancer."""
     D = _hpo('goucb-figs45', cache_dir); bo = ('GO-UCB',) + BASELINES
     def decide(drop, go=GO_LABEL, gp='package'):
         P = {p: panel(D[p], go, gp) for p in D}

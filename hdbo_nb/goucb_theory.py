@@ -104,7 +104,8 @@ def _lemma51(L, L1, ns, drop=()) -> tuple:
 @register_claim('goucb', 'lemma5.1', 'Lemma 5.1', '''With probability > 1 − δ/2 the oracle's excess risk is
     E_x(f_x(ŵ_0) − f_x(w*))² ≤ C′d_wF²ι/n: it decays at least like 1/n.''', TC1, kind='theory')
 def claim_lemma51(cache_dir='results'):
-    "Measures the theory claim goucb/lemma5.1 (Lemma 5.1) on the results cache: With probability > 1 − δ/2 the oracle's excess risk is E_x(f_x(ŵ_0) − f_x(w*))² ≤ C′d_wF²ι/n:"
+    """Measures the theory claim goucb/lemma5.1 (Lemma 5.1) on the results cache: With probability > 1 − δ/2 the
+    oracle's excess risk is E_x(f_x(ŵ_0) − f_x(w*))² ≤ C′d_wF²ι/n: it decays at least like 1/n."""
     tc = _tc1_load(cache_dir); ns = tc['ns']
     s, s1, sd = loglog_slope(ns, tc['L']), loglog_slope(ns, tc['L1']), loglog_slope(ns, tc['Ld1'])
     v, note = _lemma51(tc['L'], tc['L1'], ns)
@@ -128,7 +129,8 @@ def _thm52(P, L, mu, ns, drop=()) -> tuple:
 @register_claim('goucb', 'thm5.2', 'Theorem 5.2', '''Once n is large enough, the oracle's parameter error is
     ‖ŵ_0 − w*‖² ≤ C d_wF²ι/(μn): it decays like 1/n.''', TC1, kind='theory')
 def claim_thm52(cache_dir='results'):
-    "Measures the theory claim goucb/thm5.2 (Theorem 5.2) on the results cache: Once n is large enough, the oracle's parameter error is ‖ŵ_0 − w*‖² ≤ C d_wF²ι/(μn):"
+    """Measures the theory claim goucb/thm5.2 (Theorem 5.2) on the results cache: Once n is large enough, the oracle's
+    parameter error is ‖ŵ_0 − w*‖² ≤ C d_wF²ι/(μn): it decays like 1/n."""
     tc = _tc1_load(cache_dir); ns, P, L, mu = tc['ns'], tc['P'], tc['L'], tc['mu']
     med, s = np.median(P, 0), loglog_slope(ns, P)
     v, note, ratio = _thm52(P, L, mu, ns)
@@ -145,7 +147,10 @@ def claim_thm52(cache_dir='results'):
     Theorem 4.1; f1 is realizable (3.1) but not identifiable: its hidden units are identical, so L(w) − L(w*) has no
     curvature μ > 0 at w* (3.3 fails) and the theorem does not cover f1.''', TC1, kind='erratum')
 def claim_f1_assumptions(cache_dir='results'):
-    "Measures the erratum goucb/f1-assumptions (Sec. 6.1 (f1); Assumptions 3.1, 3.3) on the results cache: Erratum:"
+    """Measures the erratum goucb/f1-assumptions (Sec. 6.1 (f1); Assumptions 3.1, 3.3) on the results cache: Erratum:
+    Sec. 6.1 says GO-UCB's result on f1 "is well expected since f1 is a realizable function for f̂" (f̂ with all
+    weights 1), i.e. f1 is in the setting of Theorem 4.1; f1 is realizable (3.1) but not identifiable: its hidden
+    units are identical, so L(w) − L(w*) has no curvature μ > 0 at w* (3.3 fails) and the theorem does not cover f1."""
     h = read_cached('goucb/theory/f1_hessian.json', cache_dir); tc = _tc1_load(cache_dir)
     v, note = verdict_from({'realizable: f̂ at w = 1 equals f1': h['real'] < 1e-9,
                             'μ = 0: the Hessian 2E[∇f∇fᵀ] at w* = 1 is singular': h['rank'] < h['d_w']})
@@ -277,7 +282,9 @@ def tc2_load(cache_dir:str='results') -> dict:
 @register_claim('goucb', 'thm4.1-rate', 'Theorem 4.1', '''GO-UCB (n = √T, λ = C_λ√T, β_t of Eq. 7) has cumulative regret
     R_{√T+T} = Õ(d_w²√T/μ) over both phases: it grows like √T, sublinear, so R_T/T → 0.''', TC2, kind='theory')
 def claim_thm41_rate(cache_dir='results'):
-    "Measures the theory claim goucb/thm4.1-rate (Theorem 4.1) on the results cache: GO-UCB (n = √T, λ = C_λ√T, β_t of Eq."
+    """Measures the theory claim goucb/thm4.1-rate (Theorem 4.1) on the results cache: GO-UCB (n = √T, λ = C_λ√T, β_t
+    of Eq. 7) has cumulative regret R_{√T+T} = Õ(d_w²√T/μ) over both phases: it grows like √T, sublinear, so R_T/T →
+    0."""
     t2 = tc2_load(cache_dir); Ts, seeds = t2['Ts'], t2['seeds']
     def decide(kind, drop=(), ref='random'):
         keep = [i for i, s in enumerate(seeds) if s not in drop]
@@ -326,7 +333,8 @@ def claim_remark42_simple(cache_dir='results'):
 @register_claim('goucb', 'lemma5.3', 'Lemma 5.3', '''With n = √T and λ = C_λ√T, ‖ŵ_t − w*‖²_{Σ_t} ≤ β_t for all t with
     probability > 1 − δ, β_t = Õ(d_wσ² + d_w³/μ² + d_w³t/(μ²T)).''', f"{PAGE}#tc3-does-the-ball-hold-w-lemma-5.3", kind='theory')
 def claim_lemma53(cache_dir='results'):
-    "Measures the theory claim goucb/lemma5.3 (Lemma 5.3) on the results cache: With n = √T and λ = C_λ√T, ‖ŵ_t − w*‖²_{Σ_t} ≤ β_t for all t with probability > 1 − δ, β_t = Õ(d_wσ² + d_w³/μ² + d_w³t/(μ²T))."
+    """Measures the theory claim goucb/lemma5.3 (Lemma 5.3) on the results cache: With n = √T and λ = C_λ√T, ‖ŵ_t −
+    w*‖²_{Σ_t} ≤ β_t for all t with probability > 1 − δ, β_t = Õ(d_wσ² + d_w³/μ² + d_w³t/(μ²T))."""
     t2 = tc2_load(cache_dir); R = t2['rounds']
     need = {b: R[b]['cov'].max(1) for b in ('theorem', 'd_w')}
     return Measurement('not testable here', f"T = 256, {len(need['d_w'])} w*: max_t ‖ŵ_t − w*‖²_Σt median {np.median(need['theorem']):.1e} "
@@ -550,7 +558,9 @@ def cached_logdet_errors(cache_dir:str='results') -> dict:
     log(det Σ_t/det Σ_0) ≤ d_w log(1 + tC_g²/(d_wλ)) (C.5); Σ_{i<t} g_iᵀΣ_t⁻¹g_i ≤ 2d_w log(1 + tC_g²/(d_wλ)) (C.6).""",
                 TC4, kind='arithmetic')
 def claim_lemmas_c4_c6(cache_dir='results'):
-    "Measures the arithmetic check goucb/lemmas-c4-c6 (Lemmas C.4–C.6) on the results cache: det Σ_t = det Σ_0 Π_{i<t}(1 + u_i²) (C.4);"
+    """Measures the arithmetic check goucb/lemmas-c4-c6 (Lemmas C.4–C.6) on the results cache: det Σ_t = det Σ_0
+    Π_{i<t}(1 + u_i²) (C.4); log(det Σ_t/det Σ_0) ≤ d_w log(1 + tC_g²/(d_wλ)) (C.5); Σ_{i<t} g_iᵀΣ_t⁻¹g_i ≤ 2d_w
+    log(1 + tC_g²/(d_wλ)) (C.6)."""
     c = read_cached('goucb/theory/tc4.json', cache_dir); r = c; cached = cached_logdet_errors(cache_dir)
     c = dict(c, ld_ratio=np.array(c['ld_ratio']), c5=np.array(c['c5']))
     v, note = verdict_from({'C.4 in the TC4 run (relative error < 1e-8)': c['err_ld'] < 1e-8 * abs(r['logdet'][-1]),
@@ -565,7 +575,10 @@ def claim_lemmas_c4_c6(cache_dir='results'):
     (in the final Σ_T); the step needs u_t ≤ 1, e.g. λ ≥ C_g², which App. D.1's λ = √T log²T does not give.""",
                 TC4, kind='erratum')
 def claim_erratum_lemma_c9(cache_dir='results'):
-    "Measures the erratum goucb/erratum-lemma-c9 (Lemma 5.5 / C.9 (proof)) on the results cache: Erratum:"
+    """Measures the erratum goucb/erratum-lemma-c9 (Lemma 5.5 / C.9 (proof)) on the results cache: Erratum: the proof
+    of Lemma C.9 bounds Σ_t u_t² (u_t = ‖g_t‖ in Σ_t⁻¹, before g_t enters Σ) by Lemma C.6's 2d_w log(1 +
+    TC_g²/(d_wλ)), but Lemma C.6 bounds Σ_t g_tᵀΣ_T⁻¹g_t (in the final Σ_T); the step needs u_t ≤ 1, e.g. λ ≥ C_g²,
+    which App. D.1's λ = √T log²T does not give."""
     c = read_cached('goucb/theory/tc4.json', cache_dir); r = c; u = np.array(c['u'])
     v, note = verdict_from({"Σ_t u_t² exceeds Lemma C.6's bound in the TC4 run": c['sum_u2'] > c['c6'],
                             'u_t > 1 in some round (λ < Ĉ_g²)': bool(np.any(u > 1))})
@@ -594,7 +607,9 @@ def d1_oracle_fit(seed:int=0) -> dict:
     regression oracle of Eq. (2) by SGD on the mean squared error, 2000 iterations at learning rate 1e-11; at that rate the
     weights do not leave their initialisation, so ŵ_0 is a random network, not a fit.""", D1, kind='erratum')
 def claim_erratum_d1_oracle(cache_dir='results'):
-    "Measures the erratum goucb/erratum-d1-oracle (App. D.1 (regression oracle)) on the results cache: Erratum:"
+    """Measures the erratum goucb/erratum-d1-oracle (App. D.1 (regression oracle)) on the results cache: Erratum: App.
+    D.1 approximates the regression oracle of Eq. (2) by SGD on the mean squared error, 2000 iterations at learning
+    rate 1e-11; at that rate the weights do not leave their initialisation, so ŵ_0 is a random network, not a fit."""
     fit = {p: r for p, r in read_cached('goucb/theory/d1_oracle.json', cache_dir).items() if p != 'params'}
     v, note = verdict_from({"D.1's oracle removes < 1 % of the training MSE on f1, f2 and f3": all(r['gd'] < 0.01 for r in fit.values()),
                             'Adam (lr 1e-2) from the same start removes > 90 %': all(r['adam'] > 0.9 for r in fit.values())})
@@ -605,7 +620,9 @@ def claim_erratum_d1_oracle(cache_dir='results'):
     R_{√T+T} = Õ(d_w²√T/μ) with probability ≥ 1 − δ once T satisfies condition (8), T > C d_w²F⁴ι² max{…}².""",
                 D1, kind='theory')
 def claim_thm41(cache_dir='results'):
-    "Measures the theory claim goucb/thm4.1 (Theorem 4.1 (condition 8); abstract) on the results cache: GO-UCB's cumulative regret is R_{√T+T} = Õ(d_w²√T/μ) with probability ≥ 1 − δ once T satisfies condition (8), T > C d_w²F⁴ι² max{…}²."
+    """Measures the theory claim goucb/thm4.1 (Theorem 4.1 (condition 8); abstract) on the results cache: GO-UCB's
+    cumulative regret is R_{√T+T} = Õ(d_w²√T/μ) with probability ≥ 1 − δ once T satisfies condition (8), T > C
+    d_w²F⁴ι² max{…}²."""
     dw, F = n_weights(20, 25), goucb_F('goucb-f1')
     return Measurement('not testable here', f"condition (8) on f1 (d_w = {dw}, F = {F:.0f}): T > C·ι²·max{{…}}²·{dw**2 * F**4:.1e}; "
                        "Sec. 6.1 has T = 25 and 64",
@@ -629,7 +646,10 @@ def thm41_terms(T:int, d_w:int, F:float, C_g:float=1., C_h:float=1., lam:float|N
     App. C writes; with λ = C_λ√T that term is still of order √T, so the rate Õ(d_w²√T/μ) is unaffected.""",
                 f"{PAGE}#theorem-4.1-as-printed", kind='erratum')
 def claim_erratum_thm41(cache_dir='results'):
-    "Measures the erratum goucb/erratum-thm4.1 (Theorem 4.1 (Sec. 4.2) against its proof (App. C)) on the results cache: Erratum:"
+    """Measures the erratum goucb/erratum-thm4.1 (Theorem 4.1 (Sec. 4.2) against its proof (App. C)) on the results
+    cache: Erratum: Sec. 4.2 states R_{√T+T} = Õ(√T F + √(Tβ_Td_w + Tβ_T²/λ²)), but Cauchy–Schwarz on Lemma 5.5
+    gives T²β_T²/λ² in the root, as the proof in App. C writes; with λ = C_λ√T that term is still of order √T, so
+    the rate Õ(d_w²√T/μ) is unaffected."""
     dw, F = n_weights(20, 25), goucb_F('goucb-f1')
     at = {T: thm41_terms(T, dw, F) for T in (25, 64)}
     g = {T: thm41_terms(T, dw, F, lam=math.sqrt(T)) for T in (100, 10_000)}
