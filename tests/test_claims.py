@@ -137,3 +137,11 @@ def test_claim_order_does_not_depend_on_import_order():
     outs = [subprocess.run([sys.executable, '-c', code.format(m)], capture_output=True, text=True, check=True, cwd=ROOT).stdout
             for m in ('core', 'msucb_theory', 'goucb_theory')]
     assert outs[0] == outs[1] == outs[2] and len(outs[0].split()) > 50
+
+def test_null_rule_refutation():
+    "A claimed winner that does not beat the null models is refuted only by a method that beats them and beats it."
+    nr = hc.null_rule
+    assert nr('partly', 'x', {'A': True, 'B': False}, winner='B', refuted_by={'A': True})[0] == 'not reproduced'
+    assert nr('partly', 'x', {'A': True, 'B': False}, winner='B', refuted_by={'A': False})[0] == 'inconclusive'   # A learns, does not beat B
+    assert nr('partly', 'x', {'A': False, 'C': True, 'B': False}, winner='B', refuted_by={'A': True})[0] == 'inconclusive'   # A beats B, does not learn
+    assert nr('partly', 'x', {'A': True, 'B': True}, winner='B', refuted_by={'A': True}) == ('partly', 'x')   # both learn: the comparison stands
